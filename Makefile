@@ -1,0 +1,99 @@
+# The platform's one entry point. `make test` is what CI runs (.ci/run); `make run` starts it all.
+SHELL := /usr/bin/env bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+SERVICES := content orgboard renderevents
+OAPI_PARTS := types server client spec
+TOOLS_DIR := bin/tools
+GO_TOOLS := oapi-codegen sqlc goose oasdiff golangci-lint
+NPX := npx --no-install
+
+# Every module of the workspace, for vet/lint/test (go.work lists them).
+MODULES := gen pkg services/content services/orgboard services/renderevents specs
+
+.PHONY: help
+help: ## List the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-18s %s\n", $$1, $$2}'
+
+## ---- tools ---------------------------------------------------------------------------
+# Each pinned Go tool has its own module under tools/<name>; the binary is rebuilt only when
+# its go.mod/go.sum change.
+$(TOOLS_DIR)/oapi-codegen: tools/go.mod tools/go.sum
+	cd tools && GOWORK=off go build -o ../$@ github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
+$(TOOLS_DIR)/%: tools/%/go.mod tools/%/go.sum
+	cd tools/$* && GOWORK=off go build -o ../../$@ $$(awk '/^tool /{print $$2; exit}' go.mod)
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+.PHONY: tools
+tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json ## Install every pinned tool (idempotent)
+
+## ---- generation --------------------------------------------------------------------
+.PHONY: generate
+generate: tools ## Regenerate everything under gen/ from specs/ and queries
+	@for s in $(SERVICES); do for p in $(OAPI_PARTS); do \
+	  $(TOOLS_DIR)/oapi-codegen -config specs/codegen/$$s/$$p.yaml specs/openapi/$$s.yaml; done; done
+	$(TOOLS_DIR)/sqlc generate -f sqlc.yaml
+	cd tools && GOWORK=off go run ./eventgen -in ../specs/asyncapi/events.yaml -out ../gen/events
+	@for s in $(SERVICES); do \
+	  $(NPX) openapi-typescript specs/openapi/$$s.yaml -o gen/ts/$$s/src/schema.ts --silent; done
+
+.PHONY: check-generated
+check-generated: generate ## Fail when gen/ differs from what the specs and queries produce
+	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
+	  git status --porcelain -- gen; git --no-pager diff --stat -- gen; \
+	  echo "gen/ is out of date: run 'make generate' and commit the result"; exit 1; fi
+
+## ---- quality -------------------------------------------------------------------------
+.PHONY: lint-specs
+lint-specs: tools ## Lint the OpenAPI specs (Redocly recommended) and validate the AsyncAPI document
+	$(NPX) redocly lint --config redocly.yaml specs/openapi/content.yaml specs/openapi/orgboard.yaml specs/openapi/renderevents.yaml
+	$(NPX) asyncapi validate specs/asyncapi/events.yaml --fail-severity warn
+
+.PHONY: vet
+vet: ## go vet every module
+	go vet $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+.PHONY: lint
+lint: tools vet lint-specs ## go vet + golangci-lint + spec lint
+	$(TOOLS_DIR)/golangci-lint run $(addsuffix /...,$(addprefix ./,$(MODULES)))
+
+.PHONY: breaking
+breaking: tools ## Fail on a breaking spec change against the merge-base with main (unless the major version changes)
+	scripts/breaking.sh
+
+## ---- build, test, run ----------------------------------------------------------------
+.PHONY: build
+build: ## Build the three binaries into bin/
+	@for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s; done
+
+.PHONY: deps
+deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but stopped)
+	scripts/deps.sh
+
+.PHONY: test
+test: tools check-generated lint ## What CI runs: generated code in sync, lint, then every test on real servers
+	scripts/test.sh
+
+.PHONY: test-only
+test-only: ## Every module's tests with -race on real servers (no generation or lint)
+	scripts/test.sh
+
+.PHONY: run
+run: tools build ## Start the dependencies and the three services with demo data (Ctrl-C stops)
+	scripts/run.sh
+
+.PHONY: bench-content bench-orgboard bench-renderevents
+bench-content bench-orgboard bench-renderevents: build ## Benchmarks (figures go to BENCHMARKS.md)
+	scripts/$@.sh
+
+.PHONY: sdk
+sdk: tools ## Build the TypeScript SDK packages under gen/ts
+	scripts/sdk.sh
+
+.PHONY: clean
+clean: ## Remove build output and local data
+	rm -rf bin .data

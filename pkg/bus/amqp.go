@@ -1,0 +1,241 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	wamqp "github.com/ThreeDotsLabs/watermill-amqp/v3/pkg/amqp"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/pubsub/gochannel"
+	"github.com/google/uuid"
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// reconnect keeps a subscriber's broker outages short: the library default backs off up
+// to a minute.
+var reconnect = wamqp.ReconnectConfig{
+	BackoffInitialInterval:     100 * time.Millisecond,
+	BackoffRandomizationFactor: 0.5,
+	BackoffMultiplier:          1.5,
+	BackoffMaxInterval:         5 * time.Second,
+}
+
+// subscriberConfig is the watermill-amqp configuration of a subscriber on exchange.
+func subscriberConfig(cfg Config, exchange wamqp.ExchangeConfig) wamqp.Config {
+	rc := reconnect
+	return wamqp.Config{
+		Connection:      wamqp.ConnectionConfig{AmqpURI: cfg.AMQPURL, Reconnect: &rc},
+		Marshaler:       newMarshaler(false),
+		Exchange:        exchange,
+		QueueBind:       wamqp.QueueBindConfig{GenerateRoutingKey: func(topic string) string { return topic }},
+		Consume:         wamqp.ConsumeConfig{Qos: wamqp.QosConfig{PrefetchCount: cfg.Prefetch}},
+		TopologyBuilder: &wamqp.DefaultTopologyBuilder{},
+	}
+}
+
+func eventsExchange(cfg Config) wamqp.ExchangeConfig {
+	return wamqp.ExchangeConfig{
+		GenerateName: wamqp.GenerateExchangeNameConstant(cfg.EventsExchange),
+		Type:         amqp.ExchangeTopic,
+		Durable:      true,
+	}
+}
+
+// progressExchange is auto-delete per seed 001 and not durable: progress is live only.
+// Every declarer must use the same flags.
+func progressExchange(cfg Config) wamqp.ExchangeConfig {
+	return wamqp.ExchangeConfig{
+		GenerateName: wamqp.GenerateExchangeNameConstant(cfg.ProgressExchange),
+		Type:         amqp.ExchangeFanout,
+		AutoDeleted:  true,
+	}
+}
+
+// NewAMQPPublisher publishes to the events exchange with routing key = topic = event
+// name. Publish returns after the broker confirmed the messages (what the outbox forwarder
+// relies on); after a broker outage the next Publish reconnects.
+func NewAMQPPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
+	cfg = cfg.withDefaults()
+	return connected(&publisher{
+		url:       cfg.AMQPURL,
+		exchange:  cfg.EventsExchange,
+		confirm:   true,
+		marshaler: newMarshaler(false),
+		declare: func(ch *amqp.Channel) error {
+			return declareExchange(ch, eventsExchange(cfg))
+		},
+		log: log,
+	})
+}
+
+// NewProgressPublisher publishes to the progress fanout exchange; the topic is the routing
+// key render.job.progress.{job_id} (ProgressRoutingKey). Progress is transient and not
+// confirmed: a lost update is superseded by the next one.
+func NewProgressPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
+	cfg = cfg.withDefaults()
+	return connected(&publisher{
+		url:       cfg.AMQPURL,
+		exchange:  cfg.ProgressExchange,
+		marshaler: newMarshaler(true),
+		declare: func(ch *amqp.Channel) error {
+			return declareExchange(ch, progressExchange(cfg))
+		},
+		log: log,
+	})
+}
+
+// NewDeadLetterPublisher publishes to the dead-letter exchange and declares the durable
+// queue <service>.dead-letter bound to it, so dead letters are kept even before anyone
+// reads them. Topic = routing key = the queue name (Config.DeadLetterQueue).
+func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.requireService(); err != nil {
+		return nil, err
+	}
+	return connected(&publisher{
+		url:       cfg.AMQPURL,
+		exchange:  cfg.DeadLetterExchange,
+		confirm:   true,
+		marshaler: newMarshaler(false),
+		declare:   func(ch *amqp.Channel) error { return declareDeadLetterQueue(ch, cfg) },
+		log:       log,
+	})
+}
+
+func declareExchange(ch *amqp.Channel, ex wamqp.ExchangeConfig) error {
+	name := ex.GenerateName("")
+	if err := ch.ExchangeDeclare(name, ex.Type, ex.Durable, ex.AutoDeleted, false, false, nil); err != nil {
+		return fmt.Errorf("declare exchange %s: %w", name, err)
+	}
+	return nil
+}
+
+func declareDeadLetterQueue(ch *amqp.Channel, cfg Config) error {
+	q := cfg.DeadLetterQueue()
+	if err := ch.ExchangeDeclare(cfg.DeadLetterExchange, amqp.ExchangeDirect, true, false, false, false, nil); err != nil {
+		return fmt.Errorf("declare exchange %s: %w", cfg.DeadLetterExchange, err)
+	}
+	if _, err := ch.QueueDeclare(q, true, false, false, false, nil); err != nil {
+		return fmt.Errorf("declare queue %s: %w", q, err)
+	}
+	if err := ch.QueueBind(q, q, cfg.DeadLetterExchange, false, nil); err != nil {
+		return fmt.Errorf("bind queue %s: %w", q, err)
+	}
+	return nil
+}
+
+// Subscriber consumes the service's durable queue <service>.events, bound to the events
+// exchange with the service's binding keys. Instances of a service compete on the queue.
+// The topic given to Subscribe is ignored: there is one queue per service.
+type Subscriber struct {
+	*wamqp.Subscriber
+	queue string
+}
+
+// Queue is the name of the consumed queue.
+func (s *Subscriber) Queue() string { return s.queue }
+
+// NewSubscriber declares (on Subscribe, and again after a reconnect) the events exchange,
+// the queue <service>.events and one binding per key: exact event names or patterns such
+// as "render.#".
+func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscriber, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.requireService(); err != nil {
+		return nil, err
+	}
+	if len(bindingKeys) == 0 {
+		return nil, errors.New("bus: a subscriber needs at least one binding key")
+	}
+	c := subscriberConfig(cfg, eventsExchange(cfg))
+	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(cfg.ServiceQueue()), Durable: true}
+	c.TopologyBuilder = bindKeys(bindingKeys)
+	sub, err := wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
+	if err != nil {
+		return nil, err
+	}
+	return &Subscriber{Subscriber: sub, queue: cfg.ServiceQueue()}, nil
+}
+
+// NewProgressSubscriber gives this instance its own exclusive, auto-delete queue
+// <service>.progress.<random> bound to the progress exchange: every instance sees every
+// job's progress. Subscribe with any topic, e.g. "render.job.progress.v1".
+func NewProgressSubscriber(cfg Config, log *slog.Logger) (message.Subscriber, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.requireService(); err != nil {
+		return nil, err
+	}
+	c := subscriberConfig(cfg, progressExchange(cfg))
+	name := cfg.Service + ".progress." + uuid.NewString()
+	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(name), Exclusive: true, AutoDelete: true}
+	c.QueueBind.GenerateRoutingKey = func(string) string { return "" }
+	return wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
+}
+
+// NewGoChannel is the in-process bus for development without a broker, when all
+// consumers live in one process. Topic = event name; nothing survives a restart.
+func NewGoChannel(log *slog.Logger) *gochannel.GoChannel {
+	return gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 64}, watermill.NewSlogLogger(log))
+}
+
+// bindKeys declares the service queue and binds it with every key.
+type bindKeys []string
+
+func (b bindKeys) ExchangeDeclare(ch *amqp.Channel, name string, c wamqp.Config) error {
+	return (&wamqp.DefaultTopologyBuilder{}).ExchangeDeclare(ch, name, c)
+}
+
+func (b bindKeys) BuildTopology(ch *amqp.Channel, p wamqp.BuildTopologyParams, c wamqp.Config, _ watermill.LoggerAdapter) error {
+	if _, err := ch.QueueDeclare(p.QueueName, c.Queue.Durable, c.Queue.AutoDelete, c.Queue.Exclusive, false, c.Queue.Arguments); err != nil {
+		return fmt.Errorf("declare queue %s: %w", p.QueueName, err)
+	}
+	if err := b.ExchangeDeclare(ch, p.ExchangeName, c); err != nil {
+		return fmt.Errorf("declare exchange %s: %w", p.ExchangeName, err)
+	}
+	for _, key := range b {
+		if err := ch.QueueBind(p.QueueName, key, p.ExchangeName, false, nil); err != nil {
+			return fmt.Errorf("bind %s to %s with %q: %w", p.QueueName, p.ExchangeName, key, err)
+		}
+	}
+	return nil
+}
+
+// describePublishing fills the AMQP properties other tools show: message id, type, content type.
+func describePublishing(p amqp.Publishing) amqp.Publishing {
+	p.ContentType = "application/json"
+	if id, ok := p.Headers[wamqp.DefaultMessageUUIDHeaderKey].(string); ok {
+		p.MessageId = id
+	}
+	if t, ok := p.Headers[MetaEventType].(string); ok {
+		p.Type = t
+	}
+	return p
+}
+
+func newMarshaler(transient bool) marshaler {
+	return marshaler{wamqp.DefaultMarshaler{PostprocessPublishing: describePublishing, NotPersistentDeliveryMode: transient}}
+}
+
+// marshaler reads messages of any producer: the default one refuses a delivery whose
+// headers are not all strings (RabbitMQ's own x-death, a foreign producer's numbers), which
+// would requeue it forever. Such headers become their printed value; a message without
+// watermill's uuid header takes the AMQP message id.
+type marshaler struct{ wamqp.DefaultMarshaler }
+
+func (m marshaler) Unmarshal(d amqp.Delivery) (*message.Message, error) {
+	headers := make(amqp.Table, len(d.Headers))
+	for k, v := range d.Headers {
+		if s, ok := v.(string); ok {
+			headers[k] = s
+		} else {
+			headers[k] = fmt.Sprint(v)
+		}
+	}
+	if _, ok := headers[wamqp.DefaultMessageUUIDHeaderKey]; !ok && d.MessageId != "" {
+		headers[wamqp.DefaultMessageUUIDHeaderKey] = d.MessageId
+	}
+	d.Headers = headers
+	return m.DefaultMarshaler.Unmarshal(d)
+}

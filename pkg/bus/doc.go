@@ -1,0 +1,72 @@
+// Package bus is the services' messaging: events in the seed-001 envelope on RabbitMQ
+// (watermill, watermill-amqp v3) or in process (watermill GoChannel), published through a
+// transactional outbox (watermill-sql + watermill's forwarder) and consumed idempotently
+// (inbox), with retries and a dead-letter queue.
+//
+// # Topology
+//
+//   - events: durable topic exchange; routing key = watermill topic = event name
+//     ("render.job.completed.v1"). NewAMQPPublisher publishes there with publisher confirms.
+//   - <service>.events: the durable queue of a consuming service, bound with its keys
+//     ("render.#", "identity.user.registered.v1"); instances compete on it (NewSubscriber).
+//   - render.progress: auto-delete fanout exchange, routing key render.job.progress.{job_id}
+//     (ProgressRoutingKey); each instance reads it through its own exclusive auto-delete
+//     queue (NewProgressPublisher, NewProgressSubscriber).
+//   - dead-letter: durable direct exchange with one durable queue <service>.dead-letter per
+//     service (NewDeadLetterPublisher).
+//
+// Exchange names are configurable (Config) so tests can isolate themselves.
+//
+// # Envelope
+//
+// Envelope is the JSON envelope; Data stays raw and is validated by the consumer with the
+// generated types of gen/events. Envelope.Message makes the watermill message: UUID =
+// event_id, metadata (AMQP headers) event_type, tenant_id and the W3C traceparent of the
+// context; the trace id also fills trace_id. Decode reads it back; ContextWithTrace gives
+// the handler the producer's trace.
+//
+// # Publishing: the outbox
+//
+// A service writes its events in the transaction of the state change and a forwarder moves
+// them to the broker; an event is lost neither when the broker is down nor when the
+// transaction rolls back:
+//
+//	err := pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+//		// ... change state ...
+//		return bus.PublishEventsInTx(ctx, tx, env)
+//	})
+//
+//	pub, err := bus.NewAMQPPublisher(cfg, log)
+//	go bus.RunForwarder(ctx, cfg, pool, pub, log) // until ctx ends
+//
+// The tables come from Migrations (goose set "bus"), applied with the service's own.
+// Delivery is at least once: consumers dedupe.
+//
+// # Consuming
+//
+//	sub, err := bus.NewSubscriber(cfg, log, "render.#", "identity.#")
+//	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
+//	router, err := bus.NewRouter(cfg, dlq, metrics, log) // metrics may be nil
+//	bus.Consume(router, "renderevents", sub, bus.Handlers{
+//		"render.job.completed.v1": func(ctx context.Context, env bus.Envelope) error {
+//			var data events.RenderJobCompleted
+//			if err := json.Unmarshal(env.Data, &data); err != nil {
+//				return bus.Permanent(err) // schema-invalid: no retry
+//			}
+//			_, err := bus.HandleOnce(ctx, pool, "renderevents", env.EventID,
+//				func(ctx context.Context, tx pgx.Tx) error { /* effect */ return nil })
+//			return err
+//		},
+//	})
+//	err = router.Run(ctx)
+//
+// A handler error (a panic counts as one) is retried with exponential backoff
+// (Config.Retry); when the retries run out, or at once for a Permanent error or an invalid
+// envelope, the message goes to <service>.dead-letter with headers dead_letter_reason,
+// dead_letter_permanent, dead_letter_attempts, dead_letter_handler and dead_letter_at, and
+// is acked so the queue keeps moving. HandleOnce records the event id in the same
+// transaction as the effect, so a redelivered event changes nothing.
+//
+// With a GoChannel (NewGoChannel) as both publisher and subscriber the same code runs in
+// one process; Consume then subscribes one handler per event type.
+package bus

@@ -1,0 +1,137 @@
+package bus
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	wamqp "github.com/ThreeDotsLabs/watermill-amqp/v3/pkg/amqp"
+	"github.com/ThreeDotsLabs/watermill/message"
+	amqp "github.com/rabbitmq/amqp091-go"
+)
+
+// publisher is a watermill message.Publisher to one AMQP exchange, routing key = topic.
+//
+// It replaces watermill-amqp's publisher, whose reconnect goroutine races with Publish
+// (ThreeDotsLabs/watermill#693, open): this one dials lazily, under its lock, on the first
+// publish after a failure, so it also starts while the broker is down. It reuses
+// watermill-amqp's marshaler, so messages on the wire are the same.
+type publisher struct {
+	url       string
+	exchange  string
+	confirm   bool // wait for the broker's confirm of every message
+	marshaler wamqp.Marshaler
+	// declare runs on every new channel: the exchange (and queues) it publishes to.
+	declare func(*amqp.Channel) error
+	log     *slog.Logger
+
+	mu     sync.Mutex
+	conn   *amqp.Connection
+	ch     *amqp.Channel
+	closed bool
+}
+
+// Publish sends msgs in order and returns after the broker confirmed each (when confirm is
+// set). On any failure the connection is dropped and dialled again on the next call.
+func (p *publisher) Publish(topic string, msgs ...*message.Message) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("bus: publisher closed")
+	}
+	ch, err := p.channel()
+	if err != nil {
+		return err
+	}
+	for _, msg := range msgs {
+		if err := p.publish(ch, topic, msg); err != nil {
+			p.drop()
+			return fmt.Errorf("publish %s to %s: %w", msg.UUID, topic, err)
+		}
+	}
+	return nil
+}
+
+func (p *publisher) publish(ch *amqp.Channel, topic string, msg *message.Message) error {
+	out, err := p.marshaler.Marshal(msg)
+	if err != nil {
+		return err
+	}
+	ctx := msg.Context()
+	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, p.exchange, topic, false, false, out)
+	if err != nil || dc == nil {
+		return err
+	}
+	acked, err := dc.WaitContext(ctx)
+	switch {
+	case err != nil:
+		return err
+	case !acked:
+		return errors.New("not confirmed by the broker")
+	}
+	return nil
+}
+
+func (p *publisher) channel() (*amqp.Channel, error) {
+	if p.ch != nil && !p.ch.IsClosed() {
+		return p.ch, nil
+	}
+	if p.conn == nil || p.conn.IsClosed() {
+		conn, err := amqp.DialConfig(p.url, amqp.Config{
+			Heartbeat: 10 * time.Second,
+			Locale:    "en_US",
+			Dial:      amqp.DefaultDial(5 * time.Second),
+		})
+		if err != nil {
+			return nil, fmt.Errorf("connect to AMQP: %w", err)
+		}
+		p.conn = conn
+	}
+	ch, err := p.conn.Channel()
+	if err != nil {
+		p.drop()
+		return nil, fmt.Errorf("open AMQP channel: %w", err)
+	}
+	if p.confirm {
+		if err := ch.Confirm(false); err != nil {
+			p.drop()
+			return nil, fmt.Errorf("confirm mode: %w", err)
+		}
+	}
+	if err := p.declare(ch); err != nil {
+		p.drop()
+		return nil, err
+	}
+	p.ch = ch
+	return ch, nil
+}
+
+// drop forgets the connection; a failed or closed one cannot be trusted with confirms.
+func (p *publisher) drop() {
+	if p.conn != nil {
+		if err := p.conn.Close(); err != nil && !errors.Is(err, amqp.ErrClosed) {
+			p.log.Debug("closing AMQP connection", "error", err)
+		}
+	}
+	p.conn, p.ch = nil, nil
+}
+
+func (p *publisher) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.closed = true
+	p.drop()
+	return nil
+}
+
+// connected dials at once, so a wrong URL fails at start-up rather than on the first event.
+func connected(p *publisher) (message.Publisher, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, err := p.channel(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}

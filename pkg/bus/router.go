@@ -1,0 +1,169 @@
+package bus
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill"
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+)
+
+// Metadata (AMQP headers) a dead letter carries besides the original ones.
+const (
+	MetaDeadLetterReason    = "dead_letter_reason"
+	MetaDeadLetterPermanent = "dead_letter_permanent"
+	MetaDeadLetterAttempts  = "dead_letter_attempts"
+	MetaDeadLetterHandler   = "dead_letter_handler"
+	MetaDeadLetterAt        = "dead_letter_at"
+)
+
+// maxReasonLen keeps a recovered panic's stack from bloating the header.
+const maxReasonLen = 2000
+
+type permanentError struct{ err error }
+
+func (p permanentError) Error() string { return "permanent: " + p.err.Error() }
+func (p permanentError) Unwrap() error { return p.err }
+
+// Permanent marks err as one that no retry can fix (schema-invalid data, a poison
+// message): the message goes to the dead-letter queue at once.
+func Permanent(err error) error {
+	if err == nil {
+		return nil
+	}
+	return permanentError{err}
+}
+
+// IsPermanent reports whether err, or an error it wraps, was marked Permanent.
+func IsPermanent(err error) bool {
+	var p permanentError
+	return errors.As(err, &p)
+}
+
+// NewRouter returns a watermill router whose handlers are wrapped, outermost first, in:
+// dead-lettering (a message that still fails is published to cfg.DeadLetterQueue() on
+// deadLetters with the reason in its headers, then acked so the consumer keeps going),
+// retry with exponential backoff (skipped for Permanent errors), metrics (m may be nil)
+// and panic recovery. A failed publish of the dead letter nacks the message instead, so it
+// is redelivered rather than lost.
+func NewRouter(cfg Config, deadLetters message.Publisher, m Metrics, log *slog.Logger) (*message.Router, error) {
+	cfg = cfg.withDefaults()
+	if err := cfg.requireService(); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		m = noMetrics{}
+	}
+	logger := watermill.NewSlogLogger(log)
+	r, err := message.NewRouter(message.RouterConfig{CloseTimeout: 30 * time.Second}, logger)
+	if err != nil {
+		return nil, err
+	}
+	r.AddMiddleware(
+		deadLetter(deadLetters, cfg.DeadLetterQueue(), m, log),
+		middleware.Retry{
+			MaxRetries:          cfg.Retry.MaxRetries,
+			InitialInterval:     cfg.Retry.InitialInterval,
+			MaxInterval:         cfg.Retry.MaxInterval,
+			Multiplier:          2,
+			RandomizationFactor: 0.2,
+			ShouldRetry:         func(p middleware.RetryParams) bool { return !IsPermanent(p.Err) },
+			Logger:              logger,
+		}.Middleware,
+		observe(m),
+		middleware.Recoverer,
+	)
+	return r, nil
+}
+
+func eventType(msg *message.Message) string {
+	if t := msg.Metadata.Get(MetaEventType); t != "" {
+		return t
+	}
+	return "unknown"
+}
+
+// observe counts each attempt and numbers it in the message's metadata.
+func observe(m Metrics) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			n, _ := strconv.Atoi(msg.Metadata.Get(MetaDeadLetterAttempts))
+			msg.Metadata.Set(MetaDeadLetterAttempts, strconv.Itoa(n+1))
+			out, err := h(msg)
+			if err != nil {
+				m.Failed(eventType(msg))
+			} else {
+				m.Handled(eventType(msg))
+			}
+			return out, err
+		}
+	}
+}
+
+func deadLetter(pub message.Publisher, queue string, m Metrics, log *slog.Logger) message.HandlerMiddleware {
+	return func(h message.HandlerFunc) message.HandlerFunc {
+		return func(msg *message.Message) ([]*message.Message, error) {
+			out, err := h(msg)
+			if err == nil {
+				return out, nil
+			}
+			if msg.Context().Err() != nil {
+				return out, err // shutting down: nack, the broker redelivers it
+			}
+			reason := err.Error()
+			if len(reason) > maxReasonLen {
+				reason = reason[:maxReasonLen]
+			}
+			msg.Metadata.Set(MetaDeadLetterReason, reason)
+			msg.Metadata.Set(MetaDeadLetterPermanent, strconv.FormatBool(IsPermanent(err)))
+			msg.Metadata.Set(MetaDeadLetterHandler, message.HandlerNameFromCtx(msg.Context()))
+			msg.Metadata.Set(MetaDeadLetterAt, time.Now().UTC().Format(time.RFC3339Nano))
+			if perr := pub.Publish(queue, msg); perr != nil {
+				return out, errors.Join(err, fmt.Errorf("dead-letter to %s: %w", queue, perr))
+			}
+			m.DeadLettered(eventType(msg))
+			log.WarnContext(msg.Context(), "message dead-lettered", "queue", queue, "message_uuid", msg.UUID,
+				"event_type", eventType(msg), "reason", reason)
+			return out, nil
+		}
+	}
+}
+
+// HandlerFunc handles one decoded event. ctx carries the producer's trace.
+type HandlerFunc func(ctx context.Context, env Envelope) error
+
+// Handlers maps event types (exact names, e.g. "render.job.completed.v1") to handlers.
+type Handlers map[string]HandlerFunc
+
+// Consume adds h to r under name. With a *Subscriber (one AMQP queue per service) a single
+// handler consumes the queue and dispatches by event_type; with any other subscriber
+// (GoChannel) there is one handler per event type, subscribed to its topic.
+//
+// A message whose envelope is invalid is dead-lettered without retries; an event type
+// with no handler (a binding pattern matched more than the service handles) is acked.
+func Consume(r *message.Router, name string, sub message.Subscriber, h Handlers) {
+	if s, ok := sub.(*Subscriber); ok {
+		r.AddConsumerHandler(name, s.Queue(), sub, h.handle)
+		return
+	}
+	for t := range h {
+		r.AddConsumerHandler(name+"."+t, t, sub, h.handle)
+	}
+}
+
+func (h Handlers) handle(msg *message.Message) error {
+	env, err := Decode(msg)
+	if err != nil {
+		return Permanent(err)
+	}
+	fn, ok := h[env.EventType]
+	if !ok {
+		return nil
+	}
+	return fn(ContextWithTrace(msg), env)
+}

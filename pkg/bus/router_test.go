@@ -1,0 +1,187 @@
+package bus_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/prometheus/client_golang/prometheus"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/videotpl/platform/pkg/bus"
+)
+
+func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	log := testLogger(t)
+
+	reg := prometheus.NewPedanticRegistry()
+	metrics, err := bus.NewPrometheusMetrics(reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dlq.Close() })
+	router, err := bus.NewRouter(cfg, dlq, metrics, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := bus.NewSubscriber(cfg, log, "test.#")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Close() })
+
+	var calls = map[string]*atomic.Int32{
+		"test.flaky.v1": {}, "test.poison.v1": {}, "test.panics.v1": {}, "test.ok.v1": {},
+	}
+	processed := make(chan uuid.UUID, 1)
+	bus.Consume(router, "bustest", sub, bus.Handlers{
+		"test.flaky.v1": func(context.Context, bus.Envelope) error {
+			calls["test.flaky.v1"].Add(1)
+			return errors.New("database is down")
+		},
+		"test.poison.v1": func(context.Context, bus.Envelope) error {
+			calls["test.poison.v1"].Add(1)
+			return bus.Permanent(errors.New("data.step: not in the step enumeration"))
+		},
+		"test.panics.v1": func(context.Context, bus.Envelope) error {
+			calls["test.panics.v1"].Add(1)
+			panic("nil map write")
+		},
+		"test.ok.v1": func(_ context.Context, env bus.Envelope) error {
+			calls["test.ok.v1"].Add(1)
+			processed <- env.EventID
+			return nil
+		},
+	})
+	runRouter(t, router)
+
+	pub, err := bus.NewAMQPPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+	ctx := context.Background()
+	sent := map[string]bus.Envelope{}
+	for _, et := range []string{"test.flaky.v1", "test.poison.v1", "test.panics.v1"} {
+		sent[et] = envelope(t, et, map[string]any{"n": 1})
+		if err := bus.PublishEvents(ctx, pub, sent[et]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ch := rawChannel(t)
+	if err := ch.Publish(cfg.EventsExchange, "test.garbage.v1", false, false,
+		amqp.Publishing{MessageId: "garbage-1", Body: []byte("not an envelope")}); err != nil {
+		t.Fatal(err)
+	}
+	ok := envelope(t, "test.ok.v1", map[string]any{"n": 2})
+	if err := bus.PublishEvents(ctx, pub, ok); err != nil {
+		t.Fatal(err)
+	}
+
+	select {
+	case id := <-processed:
+		if id != ok.EventID {
+			t.Fatalf("processed %s, want %s", id, ok.EventID)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the message after the failing ones was not processed")
+	}
+
+	tests := []struct {
+		name, messageID, reason, permanent, attempts string
+		calls                                        int32
+	}{
+		{"a failing handler is retried, then dead-lettered", sent["test.flaky.v1"].EventID.String(), "database is down", "false", "3", 3},
+		{"a permanent error skips the retries", sent["test.poison.v1"].EventID.String(), "not in the step enumeration", "true", "1", 1},
+		{"a panic is recovered, retried and dead-lettered", sent["test.panics.v1"].EventID.String(), "nil map write", "false", "3", 3},
+		{"an invalid envelope is dead-lettered at once", "garbage-1", "decode envelope", "true", "1", 0},
+	}
+	dead := deadLetters(t, ch, cfg.DeadLetterQueue(), len(tests))
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, found := dead[tt.messageID]
+			if !found {
+				t.Fatalf("message %s not in %s", tt.messageID, cfg.DeadLetterQueue())
+			}
+			if r, _ := d.Headers[bus.MetaDeadLetterReason].(string); !strings.Contains(r, tt.reason) {
+				t.Errorf("reason %q does not name %q", r, tt.reason)
+			}
+			if d.Headers[bus.MetaDeadLetterPermanent] != tt.permanent {
+				t.Errorf("permanent = %v, want %s", d.Headers[bus.MetaDeadLetterPermanent], tt.permanent)
+			}
+			if d.Headers[bus.MetaDeadLetterAttempts] != tt.attempts {
+				t.Errorf("attempts = %v, want %s", d.Headers[bus.MetaDeadLetterAttempts], tt.attempts)
+			}
+			if et := d.Headers[bus.MetaEventType]; et != nil {
+				if n := calls[et.(string)].Load(); n != tt.calls {
+					t.Errorf("handler called %d times, want %d", n, tt.calls)
+				}
+			}
+		})
+	}
+
+	wantCounts := map[string]float64{
+		`bus_messages_dead_lettered_total{event_type="test.flaky.v1"}`: 1,
+		`bus_messages_failed_total{event_type="test.flaky.v1"}`:        3,
+		`bus_messages_failed_total{event_type="test.poison.v1"}`:       1,
+		`bus_messages_dead_lettered_total{event_type="unknown"}`:       1,
+		`bus_messages_handled_total{event_type="test.ok.v1"}`:          1,
+	}
+	got := counterValues(t, reg)
+	for k, want := range wantCounts {
+		if got[k] != want {
+			t.Errorf("%s = %v, want %v", k, got[k], want)
+		}
+	}
+}
+
+// deadLetters reads n messages from the dead-letter queue, by message id.
+func deadLetters(t *testing.T, ch *amqp.Channel, queue string, n int) map[string]amqp.Delivery {
+	t.Helper()
+	out := map[string]amqp.Delivery{}
+	deadline := time.Now().Add(5 * time.Second)
+	for len(out) < n && time.Now().Before(deadline) {
+		d, ok, err := ch.Get(queue, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			time.Sleep(10 * time.Millisecond)
+			continue
+		}
+		out[d.MessageId] = d
+	}
+	if len(out) != n {
+		t.Fatalf("%d dead letters in %s, want %d", len(out), queue, n)
+	}
+	return out
+}
+
+func counterValues(t *testing.T, reg prometheus.Gatherer) map[string]float64 {
+	t.Helper()
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]float64{}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			key := f.GetName()
+			for _, l := range m.GetLabel() {
+				key += `{` + l.GetName() + `="` + l.GetValue() + `"}`
+			}
+			out[key] = m.GetCounter().GetValue()
+		}
+	}
+	return out
+}

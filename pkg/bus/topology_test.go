@@ -1,0 +1,127 @@
+package bus_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/videotpl/platform/pkg/bus"
+)
+
+func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	ch := rawChannel(t)
+	declareEventsExchange(t, ch, cfg)
+	completed := bindQueue(t, ch, cfg.EventsExchange, "render.job.completed.v1")
+	allRender := bindQueue(t, ch, cfg.EventsExchange, "render.#")
+	identity := bindQueue(t, ch, cfg.EventsExchange, "identity.#")
+
+	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+
+	traceID := trace.TraceID(uuid.New())
+	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
+		TraceID: traceID, SpanID: trace.SpanID{1, 2, 3, 4, 5, 6, 7, 8}, TraceFlags: trace.FlagsSampled,
+	}))
+	env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
+	if err := bus.PublishEvents(ctx, pub, env); err != nil {
+		t.Fatal(err)
+	}
+
+	d := receive(t, completed, 5*time.Second)
+	if d.RoutingKey != "render.job.completed.v1" || d.Exchange != cfg.EventsExchange {
+		t.Errorf("delivered via %q/%q, want %q/render.job.completed.v1", d.Exchange, d.RoutingKey, cfg.EventsExchange)
+	}
+	got := decodeDelivery(t, d)
+	if got.EventID != env.EventID || got.EventType != env.EventType || string(got.Data) != string(env.Data) {
+		t.Errorf("envelope changed on the way: got %+v, want %+v", got, env)
+	}
+	if got.TraceID == nil || *got.TraceID != uuid.UUID(traceID) {
+		t.Errorf("trace_id = %v, want the publishing span's trace id %s", got.TraceID, traceID)
+	}
+	wantHeaders := map[string]string{
+		bus.MetaEventType:   "render.job.completed.v1",
+		bus.MetaTenantID:    env.TenantID.String(),
+		bus.MetaTraceparent: "00-" + traceID.String() + "-0102030405060708-01",
+	}
+	for k, want := range wantHeaders {
+		if d.Headers[k] != want {
+			t.Errorf("header %s = %v, want %s", k, d.Headers[k], want)
+		}
+	}
+	if d.MessageId != env.EventID.String() || d.ContentType != "application/json" || d.DeliveryMode != 2 {
+		t.Errorf("properties message_id=%q content_type=%q delivery_mode=%d, want event id, application/json, persistent",
+			d.MessageId, d.ContentType, d.DeliveryMode)
+	}
+
+	receive(t, allRender, 5*time.Second) // a pattern binding matches too
+	select {
+	case d := <-identity:
+		t.Errorf("identity.# queue received %s", d.RoutingKey)
+	case <-time.After(200 * time.Millisecond):
+	}
+}
+
+func TestProgressReachesEveryInstanceThroughTheFanoutExchange(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// Two instances of the consuming service, each with its own queue.
+	var subs [2]<-chan *message.Message
+	for i := range subs {
+		sub, err := bus.NewProgressSubscriber(cfg, testLogger(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = sub.Close() })
+		msgs, err := sub.Subscribe(ctx, "render.job.progress.v1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs[i] = msgs
+	}
+	pub, err := bus.NewProgressPublisher(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+
+	jobID := uuid.New()
+	env := envelope(t, "render.job.progress.v1", map[string]any{"render_job_id": jobID, "step": "Rendering", "progress": 42})
+	raw := bindQueue(t, rawChannel(t), cfg.ProgressExchange, "")
+	if err := pub.Publish(bus.ProgressRoutingKey(jobID), toMessage(t, env)); err != nil {
+		t.Fatal(err)
+	}
+	for i, msgs := range subs {
+		select {
+		case m := <-msgs:
+			m.Ack()
+			got, err := bus.Decode(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.EventID != env.EventID {
+				t.Errorf("instance %d got event %s, want %s", i, got.EventID, env.EventID)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatalf("instance %d received no progress", i)
+		}
+	}
+	d := receive(t, raw, 5*time.Second)
+	if want := "render.job.progress." + jobID.String(); d.RoutingKey != want {
+		t.Errorf("routing key = %q, want %q", d.RoutingKey, want)
+	}
+	if d.DeliveryMode == 2 {
+		t.Error("progress is published persistent, want transient")
+	}
+}

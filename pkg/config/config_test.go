@@ -1,0 +1,46 @@
+package config_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/videotpl/platform/pkg/config"
+)
+
+type svc struct {
+	config.Common
+	HTTPAddr string `env:"HTTP_ADDR" envDefault:":8081" desc:"listen address"`
+}
+
+func TestLoadAppliesDefaultsAndEnvironment(t *testing.T) {
+	t.Setenv("SHUTDOWN_DRAIN", "3s")
+	var c svc
+	if err := config.Load(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTPAddr != ":8081" || c.ShutdownDrain != 3*time.Second || c.JWTAudience != "videotpl" {
+		t.Fatalf("got addr=%q drain=%v aud=%q", c.HTTPAddr, c.ShutdownDrain, c.JWTAudience)
+	}
+}
+
+func TestLoadRejectsAMalformedValue(t *testing.T) {
+	t.Setenv("SHUTDOWN_DRAIN", "soon")
+	var c svc
+	if err := config.Load(&c); err == nil {
+		t.Fatal("want an error for SHUTDOWN_DRAIN=soon")
+	}
+}
+
+func TestDescribeListsEmbeddedAndOwnVariables(t *testing.T) {
+	vars := config.Describe(svc{})
+	seen := map[string]config.Var{}
+	for _, v := range vars {
+		seen[v.Name] = v
+	}
+	if _, ok := seen["HTTP_ADDR"]; !ok {
+		t.Fatalf("HTTP_ADDR missing from %v", vars)
+	}
+	if v := seen["JWT_HS256_SECRET"]; !v.Secret {
+		t.Fatalf("JWT_HS256_SECRET should be marked secret: %+v", v)
+	}
+}

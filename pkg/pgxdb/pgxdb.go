@@ -1,0 +1,139 @@
+// Package pgxdb opens PostgreSQL pools, applies a service's embedded goose migrations and
+// runs transactions. Every service keeps its own database; nothing here knows their tables.
+package pgxdb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/jackc/pgx/v5/stdlib"
+	"github.com/pressly/goose/v3"
+	"github.com/pressly/goose/v3/lock"
+
+	"github.com/videotpl/platform/pkg/errs"
+)
+
+// Open connects a pool and checks that the server answers.
+func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("open database: %w", err)
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, fmt.Errorf("ping database: %w", err)
+	}
+	return pool, nil
+}
+
+// Migrations is one set of goose SQL migrations at the root of FS. Each set keeps its own
+// version table (goose_<Name>), so a shared library (the bus's outbox and inbox) and a
+// service can version their schemas independently in one database.
+type Migrations struct {
+	Name string
+	FS   fs.FS
+}
+
+// Migrate applies every set in order under a PostgreSQL advisory lock, so a Kubernetes
+// migration Job and a development start racing each other cannot both apply a migration.
+func Migrate(ctx context.Context, url string, sets ...Migrations) error {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return fmt.Errorf("open database for migrations: %w", err)
+	}
+	defer db.Close()
+	return MigrateDB(ctx, db, slog.Default(), sets...)
+}
+
+// MigrateDB is Migrate on an open *sql.DB.
+func MigrateDB(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Migrations) error {
+	for _, set := range sets {
+		locker, err := lock.NewPostgresSessionLocker()
+		if err != nil {
+			return err
+		}
+		p, err := goose.NewProvider(goose.DialectPostgres, db, set.FS,
+			goose.WithTableName("goose_"+set.Name),
+			goose.WithSessionLocker(locker),
+			goose.WithDisableGlobalRegistry(true),
+		)
+		if err != nil {
+			return fmt.Errorf("migrations %s: %w", set.Name, err)
+		}
+		results, err := p.Up(ctx)
+		if err != nil {
+			return fmt.Errorf("migrations %s: %w", set.Name, err)
+		}
+		for _, r := range results {
+			log.InfoContext(ctx, "migration applied", "set", set.Name, "version", r.Source.Version, "duration", r.Duration)
+		}
+	}
+	return nil
+}
+
+// SQLDB exposes a pool as *sql.DB for libraries that need database/sql.
+func SQLDB(pool *pgxpool.Pool) *sql.DB { return stdlib.OpenDBFromPool(pool) }
+
+// WithTx runs fn in a transaction: committed when fn returns nil, rolled back when it
+// returns an error or panics.
+func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) (err error) {
+	tx, err := pool.Begin(ctx)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback(ctx)
+			panic(p)
+		}
+		if err != nil {
+			_ = tx.Rollback(ctx)
+		}
+	}()
+	if err = fn(tx); err != nil {
+		return err
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
+}
+
+// PostgreSQL error codes the stores translate.
+const (
+	CodeUniqueViolation     = "23505"
+	CodeForeignKeyViolation = "23503"
+	CodeCheckViolation      = "23514"
+	CodeNotNullViolation    = "23502"
+	CodeInvalidText         = "22P02"
+)
+
+// Constraint reports the PostgreSQL error code and constraint name of err, if it is a
+// server error.
+func Constraint(err error) (code, constraint string, ok bool) {
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		return pgErr.Code, pgErr.ConstraintName, true
+	}
+	return "", "", false
+}
+
+// NotFound turns pgx.ErrNoRows into a NotFound error naming what was looked for; other
+// errors pass through unchanged.
+func NotFound(err error, what string) error {
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errs.E(errs.NotFound, what+" not found")
+	}
+	return err
+}

@@ -1,0 +1,61 @@
+package telemetry
+
+import (
+	"context"
+	"io"
+	"log/slog"
+
+	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
+)
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the request id of the current request (or message).
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID returns the request id carried by ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// NewRequestID makes a fresh request id (a UUIDv7, so ids sort by time in logs).
+func NewRequestID() string {
+	if id, err := uuid.NewV7(); err == nil {
+		return id.String()
+	}
+	return uuid.NewString()
+}
+
+// NewLogger returns a JSON logger for service whose records carry request_id, trace_id and
+// span_id whenever the context passed to the *Context logging methods has them.
+func NewLogger(w io.Writer, level slog.Leveler, service string) *slog.Logger {
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+	return slog.New(contextHandler{Handler: h}).With(slog.String("service", service))
+}
+
+// contextHandler adds the ids found in the record's context.
+type contextHandler struct{ slog.Handler }
+
+func (h contextHandler) Handle(ctx context.Context, r slog.Record) error {
+	if ctx != nil {
+		if id := RequestID(ctx); id != "" {
+			r.AddAttrs(slog.String("request_id", id))
+		}
+		if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+			r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
+		}
+	}
+	return h.Handler.Handle(ctx, r)
+}
+
+func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
+	return contextHandler{Handler: h.Handler.WithAttrs(attrs)}
+}
+
+func (h contextHandler) WithGroup(name string) slog.Handler {
+	return contextHandler{Handler: h.Handler.WithGroup(name)}
+}

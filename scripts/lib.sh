@@ -1,0 +1,75 @@
+# Shared by the scripts: finding and starting the real dependencies.
+# shellcheck shell=bash
+
+PG_HOST=${PG_HOST:-127.0.0.1}
+PG_PORT=${PG_PORT:-5432}
+AMQP_PORT=${AMQP_PORT:-5672}
+# Pinned MinIO, installed with `go install` when absent (no prebuilt download is needed).
+MINIO_MODULE=github.com/minio/minio
+MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
+
+log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+
+port_open() { (exec 3<>"/dev/tcp/$1/$2") 2>/dev/null; }
+
+wait_port() { # host port seconds name
+  local i
+  for ((i = 0; i < $3 * 10; i++)); do port_open "$1" "$2" && return 0; sleep 0.1; done
+  return 1
+}
+
+docker_ok() { command -v docker >/dev/null && docker info >/dev/null 2>&1; }
+
+ensure_postgres() {
+  port_open "$PG_HOST" "$PG_PORT" && return 0
+  if command -v pg_ctlcluster >/dev/null; then
+    log "starting the local PostgreSQL"
+    local v; v=$(ls /etc/postgresql | sort -V | tail -1)
+    pg_ctlcluster --skip-systemctl-redirect "$v" main start || true
+  elif docker_ok; then
+    log "starting PostgreSQL with docker compose"; docker compose up -d postgres
+  fi
+  wait_port "$PG_HOST" "$PG_PORT" 60 || die "PostgreSQL does not answer on $PG_HOST:$PG_PORT. Install it (apt-get install postgresql) or run 'docker compose up -d postgres'."
+}
+
+ensure_rabbitmq() {
+  port_open 127.0.0.1 "$AMQP_PORT" && return 0
+  if command -v rabbitmq-server >/dev/null; then
+    log "starting the local RabbitMQ"; rabbitmq-server -detached || true
+  elif docker_ok; then
+    log "starting RabbitMQ with docker compose"; docker compose up -d rabbitmq
+  fi
+  wait_port 127.0.0.1 "$AMQP_PORT" 90 || die "RabbitMQ does not answer on 127.0.0.1:$AMQP_PORT. Install it (apt-get install rabbitmq-server) or run 'docker compose up -d rabbitmq'."
+}
+
+# minio_bin prints the path of the pinned MinIO, installing it first when absent or different.
+minio_bin() {
+  local bin; bin="$(go env GOPATH)/bin/minio"
+  if [[ ! -x $bin ]] || ! go version -m "$bin" 2>/dev/null | grep -q "$MINIO_VERSION"; then
+    log "installing MinIO $MINIO_VERSION with go install (first time only; takes a few minutes)"
+    GOWORK=off GOFLAGS= go install "$MINIO_MODULE@$MINIO_VERSION" >&2
+  fi
+  echo "$bin"
+}
+
+free_port() {
+  local p
+  for ((p = ${1:-19000}; p < ${1:-19000} + 1000; p++)); do port_open 127.0.0.1 "$p" || { echo "$p"; return; }; done
+  die "no free port"
+}
+
+# start_minio DIR: starts MinIO on a free port with data in DIR; sets MINIO_PID and S3 variables.
+start_minio() {
+  local dir=$1 bin port cport
+  bin=$(minio_bin)
+  port=$(free_port 19000); cport=$(free_port $((port + 1)))
+  export MINIO_ROOT_USER=${MINIO_ROOT_USER:-minioadmin} MINIO_ROOT_PASSWORD=${MINIO_ROOT_PASSWORD:-minioadmin}
+  mkdir -p "$dir"
+  MINIO_BROWSER=off "$bin" server "$dir/data" --address "127.0.0.1:$port" --console-address "127.0.0.1:$cport" --quiet >"$dir/minio.log" 2>&1 &
+  MINIO_PID=$!
+  wait_port 127.0.0.1 "$port" 60 || { cat "$dir/minio.log" >&2; die "MinIO did not start"; }
+  local i
+  for ((i = 0; i < 100; i++)); do curl -fsS "http://127.0.0.1:$port/minio/health/ready" >/dev/null 2>&1 && break; sleep 0.1; done
+  export S3_ENDPOINT="http://127.0.0.1:$port" S3_ACCESS_KEY=$MINIO_ROOT_USER S3_SECRET_KEY=$MINIO_ROOT_PASSWORD S3_REGION=us-east-1
+}
