@@ -14,18 +14,18 @@ import (
 
 // Common is the configuration every service shares. Services embed it.
 type Common struct {
-	LogLevel        string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
-	AMQPURL         string        `env:"AMQP_URL" envDefault:"amqp://guest:guest@127.0.0.1:5672/" desc:"RabbitMQ connection URL"`
-	JWTIssuer       string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
-	JWTAudience     string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
-	JWTSecret       string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`
-	JWKSURL         string        `env:"JWT_JWKS_URL" desc:"JWKS URL for RS256/ES256 JWTs in production"`
-	ServiceTokens   string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
-	ShutdownDrain   time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
-	OTLPEndpoint    string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
-	MetricsEnabled  bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics"`
-	MigrateOnStart  bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; production runs the migrate Job)"`
-	OutboundAllow   string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDRs that outbound calls may reach even though private (e.g. 127.0.0.0/8 in development)"`
+	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	AMQPURL        string        `env:"AMQP_URL" envDefault:"amqp://guest:guest@127.0.0.1:5672/" desc:"RabbitMQ connection URL"`
+	JWTIssuer      string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
+	JWTAudience    string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
+	JWTSecret      string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`
+	JWKSURL        string        `env:"JWT_JWKS_URL" desc:"JWKS URL for RS256/ES256 JWTs in production"`
+	ServiceTokens  string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
+	ShutdownDrain  time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
+	OTLPEndpoint   string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
+	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics"`
+	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; production runs the migrate Job)"`
+	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDRs that outbound calls may reach even though private (e.g. 127.0.0.0/8 in development)"`
 }
 
 // Load fills cfg (a pointer to a struct) from the environment, applying defaults.

@@ -274,7 +274,7 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 			return errs.Ef(errs.UnsupportedMedia, "content type %q is not accepted; use %s", ct,
 				strings.Join(slices.Sorted(mapKeys(op.RequestBody.Value.Content)), " or "))
 		}
-		if false && streamed(ct) {
+		if streamed(ct) {
 			opts.ExcludeRequestBody = true
 		}
 	}

@@ -193,19 +193,32 @@ func jsonish(v any) string {
 	return string(b)
 }
 
-func sortedProps(s *openapi3.Schema) []string {
-	names := make([]string, 0, len(s.Properties))
-	for n := range s.Properties {
-		names = append(names, n)
+type propRow struct {
+	Name     string
+	Schema   *openapi3.SchemaRef
+	Required bool
+}
+
+// propRows lists the properties of s, including those of inline allOf parts (named parts are
+// linked from the type line instead).
+func propRows(s *openapi3.Schema) []propRow {
+	var rows []propRow
+	for name, p := range s.Properties {
+		rows = append(rows, propRow{Name: name, Schema: p, Required: slices.Contains(s.Required, name)})
 	}
-	slices.Sort(names)
-	return names
+	for _, part := range s.AllOf {
+		if part != nil && part.Ref == "" && part.Value != nil {
+			rows = append(rows, propRows(part.Value)...)
+		}
+	}
+	slices.SortFunc(rows, func(a, b propRow) int { return strings.Compare(a.Name, b.Name) })
+	return rows
 }
 
 func lower(s string) string { return strings.ToLower(s) }
 
 var docsPage = template.Must(template.New("docs").Funcs(template.FuncMap{
-	"typeOf": typeOf, "props": sortedProps, "lower": lower,
+	"typeOf": typeOf, "props": propRows, "lower": lower,
 	"schemaRef": func(s *openapi3.Schema) *openapi3.SchemaRef { return &openapi3.SchemaRef{Value: s} },
 	"required":  func(s *openapi3.Schema, name string) bool { return slices.Contains(s.Required, name) },
 	"sortedContent": func(c openapi3.Content) []string {
@@ -253,8 +266,8 @@ table{border-collapse:collapse;margin:.4em 0;width:100%;font-size:13px}td,th{bor
 {{if .Schemas}}<h2>Schemas</h2>{{end}}
 {{range .Schemas}}<div class="op" id="schema-{{.Name}}"><p><strong>{{.Name}}</strong> — {{typeOf (schemaRef .Schema)}}</p>
 {{with .Schema.Description}}<div class="desc">{{.}}</div>{{end}}
-{{$s := .Schema}}{{if $s.Properties}}<table><tr><th>property</th><th>type</th><th>required</th><th>description</th></tr>
-{{range props $s}}{{$p := index $s.Properties .}}<tr><td><code>{{.}}</code></td><td>{{typeOf $p}}</td><td>{{if required $s .}}yes{{end}}</td><td class="desc">{{with $p.Value}}{{.Description}}{{end}}</td></tr>{{end}}</table>{{end}}
+{{with props .Schema}}<table><tr><th>property</th><th>type</th><th>required</th><th>description</th></tr>
+{{range .}}<tr><td><code>{{.Name}}</code></td><td>{{typeOf .Schema}}</td><td>{{if .Required}}yes{{end}}</td><td class="desc">{{with .Schema.Value}}{{.Description}}{{end}}</td></tr>{{end}}</table>{{end}}
 </div>{{end}}
 </section></main></body></html>
 `))

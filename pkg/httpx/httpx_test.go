@@ -32,6 +32,7 @@ const (
 	issuer   = "https://id.videotpl.test"
 	audience = "videotpl"
 	svcToken = "svc_renderer-token-for-tests"
+	rdToken  = "svc_reader-token-for-tests" // no scopes
 )
 
 var secret = []byte("0123456789abcdef0123456789abcdef")
@@ -86,7 +87,7 @@ func (f *fixture) jwt(t testing.TB, key []byte, aud string, ttl time.Duration) s
 func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	t.Helper()
 	logs := &syncBuffer{}
-	tokens, err := auth.ParseServiceTokens("renderer:" + auth.HashServiceToken(svcToken) + ":content:admin")
+	tokens, err := auth.ParseServiceTokens("renderer:" + auth.HashServiceToken(svcToken) + ":content:admin;reader:" + auth.HashServiceToken(rdToken) + ":")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,6 +139,7 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		who(c)
 		return c.NoContent(http.StatusNoContent)
 	})
+	e.POST("/v1/admin/purge", func(c echo.Context) error { return c.NoContent(http.StatusNoContent) })
 	e.GET("/v1/things/:id", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{"id": c.Param("id"), "slug": "s"})
 	})
@@ -254,6 +256,10 @@ func TestAuthenticationHonoursEachOperationsSecurity(t *testing.T) {
 			status: 204, principal: "service:"},
 		{name: "a valid JWT is refused on a ServiceToken-only operation", method: "POST", path: "/v1/admin/servers", token: valid,
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="user tokens are not accepted for this operation"`},
+		{name: "a service token with the scope a requirement names is accepted", method: "POST", path: "/v1/admin/purge", token: svcToken,
+			status: 204},
+		{name: "a service token without the scope a requirement names is forbidden", method: "POST", path: "/v1/admin/purge", token: rdToken,
+			status: 403, challenge: `Bearer realm="things", error="insufficient_scope", error_description="the token lacks scope 'content:admin'"`},
 		{name: "a public operation needs no token", method: "GET", path: "/v1/public", status: 200},
 		{name: "a public operation ignores a bad token", method: "GET", path: "/v1/public", token: "garbage", status: 200},
 		{name: "a non-bearer Authorization header is refused", method: "GET", path: "/v1/things", header: "Basic dTpw",
@@ -349,19 +355,27 @@ func TestUploadStreamsPastTheDefaultBodyLimit(t *testing.T) {
 	url := f.url
 
 	pr, pw := io.Pipe()
+	defer pw.CloseWithError(errors.New("test ended")) // unblocks the server if the test fails early
 	mw := multipart.NewWriter(pw)
 	req, _ := http.NewRequest("POST", url+"/v1/uploads", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
 	req.Header.Set("Authorization", "Bearer "+svcToken)
 
 	type result struct {
-		resp *http.Response
-		err  error
+		status int
+		body   string
+		err    error
 	}
 	done := make(chan result, 1)
 	go func() {
 		resp, err := http.DefaultClient.Do(req)
-		done <- result{resp, err}
+		if err != nil {
+			done <- result{err: err}
+			return
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		done <- result{status: resp.StatusCode, body: strings.TrimSpace(string(b)), err: err}
 	}()
 	part, _ := mw.CreateFormFile("file", "scene.aep")
 	chunk := bytes.Repeat([]byte("x"), 16<<10)
@@ -383,13 +397,8 @@ func TestUploadStreamsPastTheDefaultBodyLimit(t *testing.T) {
 	_ = mw.Close()
 	_ = pw.Close()
 	res := <-done
-	if res.err != nil {
-		t.Fatal(res.err)
-	}
-	defer res.resp.Body.Close()
-	body, _ := io.ReadAll(res.resp.Body)
-	if res.resp.StatusCode != 200 || strings.TrimSpace(string(body)) != `{"bytes":65536}` {
-		t.Fatalf("status %d body %s", res.resp.StatusCode, body)
+	if res.err != nil || res.status != 200 || res.body != `{"bytes":65536}` {
+		t.Fatalf("status %d body %s err %v", res.status, res.body, res.err)
 	}
 
 	t.Run("an upload above the operation's own limit is a 413", func(t *testing.T) {

@@ -201,7 +201,7 @@ func recoverPanics(log *slog.Logger) echo.MiddlewareFunc {
 				if r == nil {
 					return
 				}
-				if r == http.ErrAbortHandler {
+				if err, ok := r.(error); ok && errors.Is(err, http.ErrAbortHandler) {
 					panic(r) // the handler asked net/http to abort the connection
 				}
 				log.ErrorContext(c.Request().Context(), "panic in handler",

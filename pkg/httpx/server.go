@@ -79,16 +79,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpx: route the spec: %w", err)
 	}
-	var (
-		reg  *prometheus.Registry
-		tp   trace.TracerProvider          = otel.GetTracerProvider()
-		prop propagation.TextMapPropagator = propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
-	)
-	if t := opts.Telemetry; t != nil {
-		reg, tp, prop = t.Registry, t.TracerProvider, t.Propagator
-	} else {
-		reg = prometheus.NewRegistry()
-	}
+	reg, tp, prop := telemetryOf(opts.Telemetry)
 	m, err := newMetrics(reg)
 	if err != nil {
 		return nil, fmt.Errorf("httpx: metrics: %w", err)
@@ -133,6 +124,15 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.HTMLBlob(http.StatusOK, docs)
 	})
 	return e, nil
+}
+
+// telemetryOf falls back to a private registry and the otel globals without Telemetry.
+func telemetryOf(t *telemetry.Telemetry) (*prometheus.Registry, trace.TracerProvider, propagation.TextMapPropagator) {
+	if t != nil {
+		return t.Registry, t.TracerProvider, t.Propagator
+	}
+	return prometheus.NewRegistry(), otel.GetTracerProvider(),
+		propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 }
 
 func declaresSecurity(spec *openapi3.T) bool {

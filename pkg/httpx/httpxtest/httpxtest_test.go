@@ -1,0 +1,132 @@
+package httpxtest_test
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/httpx"
+	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+)
+
+// recordingTB captures Errorf so a test can assert that a mismatch was reported.
+type recordingTB struct {
+	testing.TB
+	mu     sync.Mutex
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+const token = "svc_httpxtest"
+
+func TestValidatingDoerReportsResponsesTheSpecDoesNotDeclare(t *testing.T) {
+	spec, err := openapi3.NewLoader().LoadFromFile("../testdata/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokens, _ := auth.ParseServiceTokens("tests:" + auth.HashServiceToken(token) + ":")
+	a, err := auth.NewAuthenticator(auth.Config{ServiceTokens: tokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := httpx.New(httpx.Options{Service: "things", Spec: spec, Auth: a, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replies := map[string]func(c echo.Context) error{
+		"declared": func(c echo.Context) error {
+			return c.JSON(200, map[string]any{"id": c.Param("id"), "slug": "s", "size": 2})
+		},
+		"undeclared-field": func(c echo.Context) error {
+			return c.JSON(200, map[string]any{"id": c.Param("id"), "slug": "s", "owner_email": "x@y.z"})
+		},
+		"undeclared-status": func(c echo.Context) error {
+			return c.JSON(http.StatusTeapot, map[string]any{"id": c.Param("id"), "slug": "s"})
+		},
+		"wrong-type": func(c echo.Context) error {
+			return c.JSON(200, map[string]any{"id": c.Param("id"), "slug": 5})
+		},
+		"bad-uuid": func(c echo.Context) error {
+			return c.JSON(200, map[string]any{"id": "thing-1", "slug": "s"})
+		},
+		"wrong-media-type": func(c echo.Context) error {
+			return c.String(200, "id,slug")
+		},
+	}
+	ids := map[string]string{}
+	for name := range replies {
+		ids[uuid.NewString()] = name
+	}
+	e.GET("/v1/things/:id", func(c echo.Context) error { return replies[ids[c.Param("id")]](c) })
+	e.GET("/v1/things", func(c echo.Context) error {
+		return c.JSON(200, map[string]any{"data": []any{map[string]any{"id": uuid.NewString(), "slug": "a", "nested_extra": true}}})
+	})
+	base := httpxtest.Start(t, e)
+
+	idOf := func(name string) string {
+		for id, n := range ids {
+			if n == name {
+				return id
+			}
+		}
+		t.Fatalf("no id for %s", name)
+		return ""
+	}
+	tests := []struct {
+		name, path string
+		report     string // "" = no report expected
+	}{
+		{"a declared response passes", "/v1/things/" + idOf("declared"), ""},
+		{"an undeclared property is reported", "/v1/things/" + idOf("undeclared-field"), "undeclared properties: /owner_email"},
+		{"an undeclared property inside an array item is reported", "/v1/things", "undeclared properties: /data/0/nested_extra"},
+		{"an undeclared status is reported", "/v1/things/" + idOf("undeclared-status"), "status is not supported"},
+		{"a wrongly typed property is reported", "/v1/things/" + idOf("wrong-type"), "value must be a string"},
+		{"a malformed uuid is reported", "/v1/things/" + idOf("bad-uuid"), `doesn't match the format "uuid"`},
+		{"an undeclared media type is reported", "/v1/things/" + idOf("wrong-media-type"), "Content-Type"},
+		{"a 401 problem declared by the spec passes", "/v1/things?anonymous", ""},
+		{"a path outside the spec is reported", "/v1/nowhere", "not an operation of the spec"},
+		{"the built-in routes are not checked", "/healthz", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := &recordingTB{TB: t}
+			client := httpxtest.ValidatingDoer(rec, spec, nil)
+			req, _ := http.NewRequest("GET", base+tt.path, nil)
+			if !strings.HasSuffix(tt.path, "?anonymous") {
+				req.Header.Set("Authorization", "Bearer "+token)
+			}
+			resp, err := client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if len(body) == 0 {
+				t.Fatal("the body was not handed back to the caller")
+			}
+			got := strings.Join(rec.errors, "\n")
+			if tt.report == "" && got != "" {
+				t.Fatalf("unexpected report: %s", got)
+			}
+			if tt.report != "" && !strings.Contains(got, tt.report) {
+				t.Fatalf("report %q does not contain %q", got, tt.report)
+			}
+		})
+	}
+}
