@@ -10,7 +10,7 @@ GO_TOOLS := oapi-codegen sqlc goose oasdiff golangci-lint
 NPX := npx --no-install
 
 # Every module of the workspace, for vet/lint/test (go.work lists them).
-MODULES := gen pkg services/content services/orgboard services/renderevents specs
+MODULES := gen pkg services/content services/orgboard services/renderevents specs e2e
 
 .PHONY: help
 help: ## List the targets

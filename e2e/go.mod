@@ -1,0 +1,3 @@
+module github.com/videotpl/platform/e2e
+
+go 1.26
