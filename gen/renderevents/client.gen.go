@@ -151,8 +151,8 @@ type ClientInterface interface {
 	//
 	// Every render event of the job consumed from the `events` exchange (queued, started,
 	// completed, failed, cancelled), in event_time order (ties by event_id), each once even when
-	// delivered more than once. `applied` is false for an event that did not change the read model
-	// (e.g. a `started` that arrived after `completed`). Progress ticks are not part of the
+	// delivered more than once. `applied` is false for an event that did not advance the job's state
+	// (e.g. a `started` that arrived after `completed`; it may still fill facts not yet known, such as started_at). Progress ticks are not part of the
 	// timeline: they are transient.
 	//
 	// Corresponds with GET /render-jobs/{job_id}/timeline (the `GetRenderJobTimeline` operationId).
@@ -403,8 +403,8 @@ func (c *Client) StreamRenderJobProgress(ctx context.Context, jobId JobId, param
 //
 // Every render event of the job consumed from the `events` exchange (queued, started,
 // completed, failed, cancelled), in event_time order (ties by event_id), each once even when
-// delivered more than once. `applied` is false for an event that did not change the read model
-// (e.g. a `started` that arrived after `completed`). Progress ticks are not part of the
+// delivered more than once. `applied` is false for an event that did not advance the job's state
+// (e.g. a `started` that arrived after `completed`; it may still fill facts not yet known, such as started_at). Progress ticks are not part of the
 // timeline: they are transient.
 //
 // Corresponds with GET /render-jobs/{job_id}/timeline (the `GetRenderJobTimeline` operationId).
@@ -2137,8 +2137,8 @@ type ClientWithResponsesInterface interface {
 	//
 	// Every render event of the job consumed from the `events` exchange (queued, started,
 	// completed, failed, cancelled), in event_time order (ties by event_id), each once even when
-	// delivered more than once. `applied` is false for an event that did not change the read model
-	// (e.g. a `started` that arrived after `completed`). Progress ticks are not part of the
+	// delivered more than once. `applied` is false for an event that did not advance the job's state
+	// (e.g. a `started` that arrived after `completed`; it may still fill facts not yet known, such as started_at). Progress ticks are not part of the
 	// timeline: they are transient.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -3951,8 +3951,8 @@ func (c *ClientWithResponses) StreamRenderJobProgressWithResponse(ctx context.Co
 //
 // Every render event of the job consumed from the `events` exchange (queued, started,
 // completed, failed, cancelled), in event_time order (ties by event_id), each once even when
-// delivered more than once. `applied` is false for an event that did not change the read model
-// (e.g. a `started` that arrived after `completed`). Progress ticks are not part of the
+// delivered more than once. `applied` is false for an event that did not advance the job's state
+// (e.g. a `started` that arrived after `completed`; it may still fill facts not yet known, such as started_at). Progress ticks are not part of the
 // timeline: they are transient.
 //
 // Returns a wrapper object for the known response body format(s).

@@ -419,7 +419,7 @@ type RenderJob struct {
 	// CreatedAt event_time of the earliest event known for the job.
 	CreatedAt    time.Time    `json:"created_at"`
 	CurrentFrame *int         `json:"current_frame"`
-	DurationSec  *float32     `json:"duration_sec"`
+	DurationSec  *float64     `json:"duration_sec"`
 	Error        *RenderError `json:"error"`
 	EtaSeconds   *int         `json:"eta_seconds"`
 
@@ -473,7 +473,7 @@ type RenderJobPage struct {
 
 // RenderOutput The export of a completed job (render.job.completed.v1).
 type RenderOutput struct {
-	DurationSec float32            `json:"duration_sec"`
+	DurationSec float64            `json:"duration_sec"`
 	ExportId    openapi_types.UUID `json:"export_id"`
 	Height      *int               `json:"height"`
 	OutputUrl   string             `json:"output_url"`
@@ -550,7 +550,7 @@ type TenantPage struct {
 
 // TimelineEntry defines model for TimelineEntry.
 type TimelineEntry struct {
-	// Applied Whether the event changed the job's read model (false for a late or superseded event).
+	// Applied Whether the event advanced the job's state (false for a late or superseded event, e.g. a started after completed; such an event may still fill facts the job did not know yet, such as started_at).
 	Applied bool `json:"applied"`
 
 	// Data The event's data as published.
@@ -579,7 +579,7 @@ type Usage struct {
 	JobsCompleted int64   `json:"jobs_completed"`
 	JobsFailed    int64   `json:"jobs_failed"`
 	OutputBytes   int64   `json:"output_bytes"`
-	OutputSeconds float32 `json:"output_seconds"`
+	OutputSeconds float64 `json:"output_seconds"`
 
 	// PaidMinorByPriceType Sum of paid_price_minor of completed jobs by price_type (Free, Preview, Cash, Plan, Snapshot, Reseller).
 	PaidMinorByPriceType map[string]int64 `json:"paid_minor_by_price_type"`
@@ -685,7 +685,7 @@ type WebhookDeliveryPage struct {
 //     two space-separated signatures (new secret first). Receivers should reject timestamps more
 //     than 5 minutes away from their clock.
 //   - A 2xx answer within 15 seconds is success; anything else (or no answer) is retried with
-//     exponential backoff and full jitter: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
+//     exponential backoff with ±50% jitter: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
 //     previous attempt (8 attempts over about a day), then the delivery is `failed`.
 //   - An endpoint whose deliveries fail 10 times in a row (each after its retries are exhausted) is
 //     disabled (enabled false, disabled_reason set); PATCH enabled true re-enables it.

@@ -53,8 +53,8 @@ export interface paths {
          * Timeline of a render job's events
          * @description Every render event of the job consumed from the `events` exchange (queued, started,
          *     completed, failed, cancelled), in event_time order (ties by event_id), each once even when
-         *     delivered more than once. `applied` is false for an event that did not change the read model
-         *     (e.g. a `started` that arrived after `completed`). Progress ticks are not part of the
+         *     delivered more than once. `applied` is false for an event that did not advance the job's state
+         *     (e.g. a `started` that arrived after `completed`; it may still fill facts not yet known, such as started_at). Progress ticks are not part of the
          *     timeline: they are transient.
          */
         get: operations["getRenderJobTimeline"];
@@ -480,6 +480,7 @@ export interface components {
             payment_id: string | null;
             region: string | null;
             resolution: string | null;
+            /** Format: double */
             duration_sec: number | null;
             /** @description Nodes assigned (started) or used (completed) or attempted (failed); empty when unknown. */
             node_ids: string[];
@@ -514,6 +515,7 @@ export interface components {
             /** Format: uuid */
             export_id: string;
             output_url: string;
+            /** Format: double */
             duration_sec: number;
             /** Format: int64 */
             size_bytes: number;
@@ -546,7 +548,7 @@ export interface components {
              * @description When the service first consumed the event.
              */
             received_at: string;
-            /** @description Whether the event changed the job's read model (false for a late or superseded event). */
+            /** @description Whether the event advanced the job's state (false for a late or superseded event, e.g. a started after completed; such an event may still fill facts the job did not know yet, such as started_at). */
             applied: boolean;
             /** @description The event's data as published. */
             data: {
@@ -726,6 +728,7 @@ export interface components {
             jobs_cancelled: number;
             /** Format: int64 */
             render_compute_seconds: number;
+            /** Format: double */
             output_seconds: number;
             /** Format: int64 */
             output_bytes: number;
@@ -806,7 +809,7 @@ export interface components {
          *       two space-separated signatures (new secret first). Receivers should reject timestamps more
          *       than 5 minutes away from their clock.
          *     - A 2xx answer within 15 seconds is success; anything else (or no answer) is retried with
-         *       exponential backoff and full jitter: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
+         *       exponential backoff with ±50% jitter: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
          *       previous attempt (8 attempts over about a day), then the delivery is `failed`.
          *     - An endpoint whose deliveries fail 10 times in a row (each after its retries are exhausted) is
          *       disabled (enabled false, disabled_reason set); PATCH enabled true re-enables it.

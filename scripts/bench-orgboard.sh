@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# make bench-orgboard: seeds a dedicated database with a board of 5,000 work items across 20
+# teams (bin/orgboard seed --bench), serves it on loopback (bin/orgboard serve) and loads
+#   GET /api/orgboard/board?team_id=<team>        (the 20 teams in turn; 250 items each)
+#   PATCH /api/orgboard/tasks/<id>/move            (in_progress <-> in_review, audited)
+# from a second process (bin/orgboard bench) at concurrency 32. Each run is set beside the same
+# SQL run by pgbench (-M prepared, same duration; at concurrency 32 and at the service's pool size,
+# the better being the ceiling of the ratio): the board is
+# the service's three statements (team, caller's standing, items); a move is its transaction
+# (lock the item, standing, update, audit insert). pgbench picks ids through a small lookup
+# table (bench_teams, bench_items: an index probe inside each statement).
+# Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (15s), BENCH_CONCURRENCY (32),
+# BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_postgres
+command -v pgbench >/dev/null || die "pgbench is needed (apt-get install postgresql-client)"
+command -v jq >/dev/null || die "jq is needed (apt-get install jq)"
+[[ -x bin/orgboard ]] || die "bin/orgboard is missing: run make build (make bench-orgboard does)"
+
+db=${BENCH_DB:-orgboard_bench}
+duration=${BENCH_DURATION:-15s}
+seconds=${duration%s}
+concurrency=${BENCH_CONCURRENCY:-32}
+conns=${BENCH_DB_CONNS:-8}
+teams=${BENCH_TEAMS:-20}
+items=${BENCH_ITEMS:-5000}
+admin="postgres://postgres@$PG_HOST:$PG_PORT/postgres?sslmode=disable"
+dburl="postgres://postgres@$PG_HOST:$PG_PORT/$db?sslmode=disable"
+export DATABASE_URL="$dburl"
+export JWT_HS256_SECRET=${JWT_HS256_SECRET:-bench-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}
+export LOG_LEVEL=warn
+
+tmp_migrate=$(mktemp)
+log "recreating database $db"
+psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+bin/orgboard migrate 2>"$tmp_migrate" || { cat "$tmp_migrate" >&2; die "migrate failed"; }
+log "seeding $items work items across $teams teams"
+info=$(bin/orgboard seed --bench --teams "$teams" --items "$items")
+org=$(jq -r .organization_id <<<"$info")
+member=$(jq -r .member_id <<<"$info")
+team_ids=$(jq -r '.team_ids | join(",")' <<<"$info")
+# Lookup tables for pgbench, which draws integers: n -> team id, n -> item (id, team).
+psql "$dburl" -q >/dev/null <<'SQL'
+CREATE TABLE bench_teams AS SELECT row_number() OVER (ORDER BY id)::int AS n, id FROM teams;
+CREATE UNIQUE INDEX ON bench_teams (n);
+CREATE TABLE bench_items AS SELECT row_number() OVER (ORDER BY id)::int AS n, id, team_id FROM work_items;
+CREATE UNIQUE INDEX ON bench_items (n);
+ANALYZE;
+SQL
+
+tmp=$(mktemp -d)
+pid=
+trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+port=$(free_port 18082)
+HTTP_ADDR=127.0.0.1:$port DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
+pid=$!
+wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
+
+for s in board move; do
+  log "service: $s for $duration at concurrency $concurrency (pool $conns connections)"
+  bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
+    --concurrency "$concurrency" --duration "$duration" >"$tmp/$s.service.json"
+done
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+
+cat >"$tmp/board.sql" <<'SQL'
+\set t random(1, :teams)
+SELECT id, organization_id, product_id, name, created_at FROM teams WHERE id = (SELECT id FROM bench_teams WHERE n = :t);
+SELECT m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = (SELECT id FROM bench_teams WHERE n = :t) AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM memberships m WHERE m.organization_id = :org AND m.user_id = :member;
+SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at FROM work_items WHERE team_id = (SELECT id FROM bench_teams WHERE n = :t) ORDER BY created_at, id;
+SQL
+cat >"$tmp/move.sql" <<'SQL'
+\set i random(1, :items)
+BEGIN;
+SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at FROM work_items WHERE id = (SELECT id FROM bench_items WHERE n = :i) FOR UPDATE;
+SELECT m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = (SELECT team_id FROM bench_items WHERE n = :i) AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM memberships m WHERE m.organization_id = :org AND m.user_id = :member;
+UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
+INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
+END;
+SQL
+
+# The ceiling: pgbench at the benchmark's concurrency and at the service's pool size (what the
+# service itself can have in flight); the better of the two is the ceiling of the ratio.
+for s in board move; do
+  for c in "$concurrency" "$conns"; do
+    log "pgbench: the $s SQL for $duration with $c clients"
+    run="$s-c$c"
+    mkdir -p "$tmp/pgb-$run"
+    (cd "$tmp/pgb-$run" && pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
+      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1) ||
+      { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
+    tps=$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' "$tmp/$run.txt")
+    # Per-transaction logs: the third field is the latency in microseconds.
+    cat "$tmp/pgb-$run"/tx.* | awk '{print $3}' | sort -n >"$tmp/$run.lat"
+    count=$(wc -l <"$tmp/$run.lat")
+    p50=$(sed -n "$(( (count - 1) * 50 / 100 + 1 ))p" "$tmp/$run.lat")
+    p99=$(sed -n "$(( (count - 1) * 99 / 100 + 1 ))p" "$tmp/$run.lat")
+    jq -n --argjson c "$c" --argjson tps "$tps" --argjson p50 "$p50" --argjson p99 "$p99" \
+      '{clients: $c, rps: $tps, p50_ms: ($p50 / 1000), p99_ms: ($p99 / 1000)}' >"$tmp/$run.json"
+  done
+done
+
+echo
+echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores)."
+echo
+echo "| request (concurrency $concurrency) | service req/s | p50 ms | p99 ms | pgbench same SQL: clients, tx/s, p50 ms, p99 ms | ratio to the best pgbench |"
+echo "|---|---:|---:|---:|---|---:|"
+for s in board move; do
+  case $s in
+    board) name="GET /api/orgboard/board (250 items)" ;;
+    move) name="PATCH /api/orgboard/tasks/{id}/move (tx + audit)" ;;
+  esac
+  jq -rs --arg name "$name" '.[0] as $s | .[1:] as $p | ($p | max_by(.rps)) as $best |
+    def r: . * 100 | round / 100;
+    "| \($name) | \($s.rps|floor) | \($s.p50_ms|r) | \($s.p99_ms|r) | " +
+    ([$p[] | "\(.clients): \(.rps|floor), \(.p50_ms|r), \(.p99_ms|r)"] | join("; ")) +
+    " | \($s.rps / $best.rps | r) |"' \
+    "$tmp/$s.service.json" "$tmp/$s-c$concurrency.json" "$tmp/$s-c$conns.json"
+done

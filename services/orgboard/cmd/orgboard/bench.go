@@ -1,0 +1,214 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/auth"
+)
+
+// benchResult is what `orgboard bench` prints.
+type benchResult struct {
+	Scenario    string  `json:"scenario"`
+	Concurrency int     `json:"concurrency"`
+	Seconds     float64 `json:"seconds"`
+	Requests    int     `json:"requests"`
+	Errors      int     `json:"errors"`
+	RPS         float64 `json:"rps"`
+	P50ms       float64 `json:"p50_ms"`
+	P99ms       float64 `json:"p99_ms"`
+}
+
+// bench is the load generator of make bench-orgboard; it runs as a second process against a
+// served instance: --scenario board (GET /api/orgboard/board of the teams in turn) or move
+// (PATCH .../move of every item between in_progress and in_review; each worker owns a disjoint
+// share of the items, so every move is allowed).
+func bench(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	base := fs.String("url", "http://127.0.0.1:8082", "base URL of the service")
+	scenario := fs.String("scenario", "board", "board or move")
+	teamsFlag := fs.String("teams", "", "comma-separated team ids (from seed --bench)")
+	user := fs.String("user", "", "user id the requests are made as (a member of the teams' organization)")
+	concurrency := fs.Int("concurrency", 32, "concurrent requests")
+	duration := fs.Duration("duration", 20*time.Second, "how long to load")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	c, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	uid, err := uuid.Parse(*user)
+	if err != nil {
+		return usageErr("--user: %v", err)
+	}
+	var teams []string
+	for t := range strings.SplitSeq(*teamsFlag, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			teams = append(teams, t)
+		}
+	}
+	if len(teams) == 0 {
+		return usageErr("--teams is required")
+	}
+	token, err := auth.MintJWT([]byte(c.JWTSecret), c.JWTIssuer, c.JWTAudience, uid, uuid.New(), nil, time.Hour)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: *concurrency * 2, MaxIdleConnsPerHost: *concurrency * 2}, Timeout: 30 * time.Second}
+	do := func(method, path, body string) (int, []byte, error) {
+		var rd io.Reader
+		if body != "" {
+			rd = strings.NewReader(body)
+		}
+		req, err := http.NewRequestWithContext(ctx, method, *base+path, rd)
+		if err != nil {
+			return 0, nil, err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := client.Do(req)
+		if err != nil {
+			return 0, nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp.StatusCode, b, err
+	}
+
+	var work func(worker, i int) (ok bool)
+	switch *scenario {
+	case "board":
+		work = func(worker, i int) bool {
+			st, _, err := do(http.MethodGet, "/api/orgboard/board?team_id="+teams[(worker+i)%len(teams)], "")
+			return err == nil && st == http.StatusOK
+		}
+	case "move":
+		items, err := itemsInProgress(do, teams)
+		if err != nil {
+			return err
+		}
+		if len(items) < *concurrency {
+			return fmt.Errorf("only %d items in progress for %d workers", len(items), *concurrency)
+		}
+		// Worker w owns items w, w+concurrency, ...; inReview tracks each item's status.
+		inReview := make([]bool, len(items))
+		work = func(worker, i int) bool {
+			share := (len(items)-worker-1) / *concurrency + 1
+			k := worker + (i%share)**concurrency
+			to := "in_review"
+			if inReview[k] {
+				to = "in_progress"
+			}
+			st, _, err := do(http.MethodPatch, "/api/orgboard/tasks/"+items[k]+"/move", `{"status":"`+to+`"}`)
+			if err == nil && st == http.StatusOK {
+				inReview[k] = !inReview[k]
+				return true
+			}
+			return false
+		}
+	default:
+		return usageErr("--scenario must be board or move")
+	}
+
+	// Warm up (connections, prepared statements), then measure.
+	for w := range *concurrency {
+		work(w, 0)
+	}
+	var (
+		mu        sync.Mutex
+		latencies []time.Duration
+		errCount  int
+		wg        sync.WaitGroup
+	)
+	deadline := time.Now().Add(*duration)
+	start := time.Now()
+	for w := range *concurrency {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var mine []time.Duration
+			bad := 0
+			for i := 1; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
+				t0 := time.Now()
+				if work(w, i) {
+					mine = append(mine, time.Since(t0))
+				} else {
+					bad++
+				}
+			}
+			mu.Lock()
+			latencies = append(latencies, mine...)
+			errCount += bad
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	elapsed := time.Since(start).Seconds()
+	slices.Sort(latencies)
+	pct := func(p float64) float64 {
+		if len(latencies) == 0 {
+			return 0
+		}
+		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
+	}
+	res := benchResult{Scenario: *scenario, Concurrency: *concurrency, Seconds: elapsed, Requests: len(latencies),
+		Errors: errCount, RPS: float64(len(latencies)) / elapsed, P50ms: pct(0.50), P99ms: pct(0.99)}
+	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
+		return err
+	}
+	if errCount > 0 {
+		return fmt.Errorf("%d requests failed", errCount)
+	}
+	return nil
+}
+
+// itemsInProgress collects the ids of the in-progress items of the teams' boards.
+func itemsInProgress(do func(method, path, body string) (int, []byte, error), teams []string) ([]string, error) {
+	var ids []string
+	for _, t := range teams {
+		st, body, err := do(http.MethodGet, "/api/orgboard/board?team_id="+t, "")
+		if err != nil {
+			return nil, err
+		}
+		if st != http.StatusOK {
+			return nil, fmt.Errorf("board of team %s: status %d: %s", t, st, body)
+		}
+		var b struct {
+			Columns []struct {
+				Status string `json:"status"`
+				Items  []struct {
+					ID string `json:"id"`
+				} `json:"items"`
+			} `json:"columns"`
+		}
+		if err := json.Unmarshal(body, &b); err != nil {
+			return nil, err
+		}
+		for _, col := range b.Columns {
+			if col.Status == "in_progress" {
+				for _, it := range col.Items {
+					ids = append(ids, it.ID)
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("no item is in progress: seed with seed --bench")
+	}
+	return ids, nil
+}

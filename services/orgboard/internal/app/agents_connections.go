@@ -1,0 +1,351 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/mcp"
+	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+)
+
+// authorizeBinding is the check of the org-level lists a Lead needs to bind things to its team's
+// agents (model connections, tool servers): ConfigureAgents at the organization, or a Lead of
+// any of its teams.
+func (a *App) authorizeBinding(ctx context.Context, s *store.Store, actor domain.Actor, org uuid.UUID) error {
+	st, err := a.standing(ctx, s, actor, domain.OrgScope(org))
+	if err != nil {
+		return err
+	}
+	if !st.Member() {
+		return errs.E(errs.NotFound, "organization not found")
+	}
+	if st.ServiceAdmin {
+		if _, err := s.GetOrganization(ctx, org); err != nil {
+			return err
+		}
+	}
+	if st.Holds(domain.ConfigureAgents) || (st.LeadsSomeTeam && st.OrgRole != "") {
+		return nil
+	}
+	return errs.Ef(errs.Forbidden, "this needs the %s permission", domain.ConfigureAgents)
+}
+
+// ApiConfigInput is a new model connection; APIKey is write-only.
+type ApiConfigInput struct {
+	OrganizationID uuid.UUID
+	Name           string
+	Provider       string
+	Endpoint       *string
+	Model          string
+	APIKey         *string
+}
+
+// keyHint shows the last 4 characters of a key; a key of fewer than 8 characters shows none
+// of them ("****"), so that a hint never gives away most of a short key.
+func keyHint(key string) string {
+	if utf8.RuneCountInString(key) < 8 {
+		return "****"
+	}
+	r := []rune(key)
+	return string(r[len(r)-4:])
+}
+
+// CreateApiConfig creates a model connection (ManageApiKeys). The key is sealed, bound to the
+// connection's id.
+func (a *App) CreateApiConfig(ctx context.Context, actor domain.Actor, in ApiConfigInput) (domain.ApiConfig, error) {
+	c := domain.ApiConfig{ID: a.newID(), OrganizationID: in.OrganizationID, Name: strings.TrimSpace(in.Name),
+		Provider: in.Provider, Model: strings.TrimSpace(in.Model), CreatedBy: createdBy(actor), CreatedAt: a.now()}
+	var fields []errs.FieldError
+	if c.Name == "" {
+		fields = append(fields, errs.Field("body.name", "must not be blank"))
+	}
+	if c.Model == "" {
+		fields = append(fields, errs.Field("body.model", "must not be blank"))
+	}
+	if !modelgw.Known(c.Provider) {
+		fields = append(fields, errs.Field("body.provider", "is not a known provider"))
+	}
+	switch {
+	case in.Endpoint != nil && strings.TrimSpace(*in.Endpoint) != "":
+		ep := strings.TrimRight(strings.TrimSpace(*in.Endpoint), "/")
+		if c.Provider == modelgw.Stub {
+			fields = append(fields, errs.Field("body.endpoint", "the stub provider takes no endpoint"))
+		} else if err := a.agents.Outbound.CheckURL(ep); err != nil {
+			fields = append(fields, errs.Field("body.endpoint", err.Error()))
+		}
+		c.Endpoint = &ep
+	case modelgw.EndpointRequired(c.Provider):
+		fields = append(fields, errs.Field("body.endpoint", "is required for provider "+c.Provider))
+	case c.Provider != modelgw.Stub:
+		ep := modelgw.DefaultEndpoint(c.Provider)
+		c.Endpoint = &ep
+	}
+	if len(fields) > 0 {
+		return domain.ApiConfig{}, errs.InvalidFields(fields...)
+	}
+	if in.APIKey != nil && *in.APIKey != "" {
+		sealer, err := a.agents.sealer()
+		if err != nil {
+			return domain.ApiConfig{}, err
+		}
+		if c.KeySealed, err = sealer.Seal([]byte(*in.APIKey), apiKeyBinding(c.ID)); err != nil {
+			return domain.ApiConfig{}, err
+		}
+		hint := keyHint(*in.APIKey)
+		c.KeyHint = &hint
+	}
+	err := a.inTx(ctx, func(s *store.Store) error {
+		if _, err := a.authorizeOrg(ctx, s, actor, c.OrganizationID, domain.ManageApiKeys); err != nil {
+			return err
+		}
+		if err := s.InsertApiConfig(ctx, c); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionApiConfigCreated, Scope: domain.OrgScope(c.OrganizationID),
+			TargetType: domain.TargetApiConfig, TargetID: c.ID,
+			After: map[string]any{"name": c.Name, "provider": c.Provider, "endpoint": c.Endpoint, "model": c.Model,
+				"key_stored": c.KeySealed != nil},
+		})
+	})
+	return c, err
+}
+
+// ListApiConfigs lists an organization's model connections (to bind them to agents).
+func (a *App) ListApiConfigs(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.ApiConfig, error) {
+	s := a.read()
+	if err := a.authorizeBinding(ctx, s, actor, org); err != nil {
+		return nil, err
+	}
+	return s.ListApiConfigs(ctx, org)
+}
+
+// DeleteApiConfig deletes a model connection (ManageApiKeys); Conflict while an agent uses it.
+func (a *App) DeleteApiConfig(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
+	return a.inTx(ctx, func(s *store.Store) error {
+		c, err := s.GetApiConfig(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := a.authorize(ctx, s, actor, domain.OrgScope(c.OrganizationID), domain.ManageApiKeys, "model connection"); err != nil {
+			return err
+		}
+		if err := s.DeleteApiConfig(ctx, id); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionApiConfigDeleted, Scope: domain.OrgScope(c.OrganizationID),
+			TargetType: domain.TargetApiConfig, TargetID: c.ID,
+			Before: map[string]any{"name": c.Name, "provider": c.Provider, "model": c.Model},
+		})
+	})
+}
+
+// connection opens a model connection's key.
+func (a *App) connection(c domain.ApiConfig) (modelgw.Connection, error) {
+	conn := modelgw.Connection{Provider: c.Provider, Model: c.Model}
+	if c.Endpoint != nil {
+		conn.Endpoint = *c.Endpoint
+	}
+	if c.KeySealed != nil {
+		sealer, err := a.agents.sealer()
+		if err != nil {
+			return conn, err
+		}
+		key, err := sealer.Open(c.KeySealed, apiKeyBinding(c.ID))
+		if err != nil {
+			return conn, fmt.Errorf("model connection %s: %w", c.ID, err)
+		}
+		conn.APIKey = string(key)
+	}
+	return conn, nil
+}
+
+func apiKeyBinding(id uuid.UUID) string { return "api_config:" + id.String() }
+
+func toolHeadersBinding(id uuid.UUID) string { return "tool_server:" + id.String() }
+
+// ToolServerInput is a new tool server; Headers are write-only.
+type ToolServerInput struct {
+	OrganizationID uuid.UUID
+	Name           string
+	URL            string
+	Headers        map[string]string
+}
+
+// CreateToolServer registers a tool server (ManageApiKeys, Owner only). Its headers are sealed
+// as one JSON object bound to the server's id; only their names are kept in clear.
+func (a *App) CreateToolServer(ctx context.Context, actor domain.Actor, in ToolServerInput) (domain.ToolServer, error) {
+	t := domain.ToolServer{ID: a.newID(), OrganizationID: in.OrganizationID, Name: strings.TrimSpace(in.Name),
+		URL: strings.TrimSpace(in.URL), HeaderNames: []string{}, CreatedBy: createdBy(actor), CreatedAt: a.now()}
+	var fields []errs.FieldError
+	if t.Name == "" {
+		fields = append(fields, errs.Field("body.name", "must not be blank"))
+	}
+	if err := a.agents.Outbound.CheckURL(t.URL); err != nil {
+		fields = append(fields, errs.Field("body.url", err.Error()))
+	}
+	seen := map[string]bool{}
+	for name, value := range in.Headers {
+		if msg := mcp.CheckHeader(name, value); msg != "" {
+			fields = append(fields, errs.Field("body.headers."+name, msg))
+			continue
+		}
+		canon := strings.ToLower(name)
+		if seen[canon] {
+			fields = append(fields, errs.Field("body.headers."+name, "is given twice"))
+			continue
+		}
+		seen[canon] = true
+		t.HeaderNames = append(t.HeaderNames, name)
+	}
+	if len(fields) > 0 {
+		slices.SortFunc(fields, func(x, y errs.FieldError) int { return strings.Compare(x.Field, y.Field) })
+		return domain.ToolServer{}, errs.InvalidFields(fields...)
+	}
+	slices.Sort(t.HeaderNames)
+	if len(in.Headers) > 0 {
+		sealer, err := a.agents.sealer()
+		if err != nil {
+			return domain.ToolServer{}, err
+		}
+		raw, err := json.Marshal(in.Headers)
+		if err != nil {
+			return domain.ToolServer{}, err
+		}
+		if t.HeadersSealed, err = sealer.Seal(raw, toolHeadersBinding(t.ID)); err != nil {
+			return domain.ToolServer{}, err
+		}
+	}
+	err := a.inTx(ctx, func(s *store.Store) error {
+		if _, err := a.authorizeOrg(ctx, s, actor, t.OrganizationID, domain.ManageApiKeys); err != nil {
+			return err
+		}
+		if err := s.InsertToolServer(ctx, t); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionToolServerCreated, Scope: domain.OrgScope(t.OrganizationID),
+			TargetType: domain.TargetToolServer, TargetID: t.ID,
+			After: map[string]any{"name": t.Name, "url": t.URL, "header_names": t.HeaderNames},
+		})
+	})
+	return t, err
+}
+
+// ListToolServers lists an organization's tool servers (to bind them to agents).
+func (a *App) ListToolServers(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.ToolServer, error) {
+	s := a.read()
+	if err := a.authorizeBinding(ctx, s, actor, org); err != nil {
+		return nil, err
+	}
+	return s.ListToolServers(ctx, org)
+}
+
+// DeleteToolServer deletes a tool server (ManageApiKeys) and unbinds it from every agent.
+func (a *App) DeleteToolServer(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
+	return a.inTx(ctx, func(s *store.Store) error {
+		t, err := s.GetToolServer(ctx, id)
+		if err != nil {
+			return err
+		}
+		if _, err := a.authorize(ctx, s, actor, domain.OrgScope(t.OrganizationID), domain.ManageApiKeys, "tool server"); err != nil {
+			return err
+		}
+		if err := s.DeleteToolServer(ctx, t); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionToolServerDeleted, Scope: domain.OrgScope(t.OrganizationID),
+			TargetType: domain.TargetToolServer, TargetID: t.ID,
+			Before: map[string]any{"name": t.Name, "url": t.URL, "header_names": t.HeaderNames},
+		})
+	})
+}
+
+// ToolServerTest is the outcome of a connectivity test.
+type ToolServerTest struct {
+	ServerID  uuid.UUID
+	Reachable bool
+	Info      mcp.Info
+	ToolNames []string
+	LatencyMS int64
+	Error     *string
+	TestedAt  time.Time
+}
+
+// TestToolServer runs initialize, notifications/initialized and tools/list against a server
+// (ManageApiKeys). An unreachable or failing server is an answer (Reachable false), not an error.
+func (a *App) TestToolServer(ctx context.Context, actor domain.Actor, id uuid.UUID) (ToolServerTest, error) {
+	s := a.read()
+	t, err := s.GetToolServer(ctx, id)
+	if err != nil {
+		return ToolServerTest{}, err
+	}
+	if _, err := a.authorize(ctx, s, actor, domain.OrgScope(t.OrganizationID), domain.ManageApiKeys, "tool server"); err != nil {
+		return ToolServerTest{}, err
+	}
+	client, err := a.agents.tools()
+	if err != nil {
+		return ToolServerTest{}, err
+	}
+	res := ToolServerTest{ServerID: t.ID, ToolNames: []string{}}
+	srv, err := a.toolServer(t)
+	start := time.Now()
+	if err == nil {
+		tctx, cancel := context.WithTimeout(ctx, a.agents.toolTestTimeout())
+		var tools []mcp.Tool
+		res.Info, tools, err = client.Probe(tctx, srv)
+		cancel()
+		for _, tool := range tools {
+			res.ToolNames = append(res.ToolNames, tool.Name)
+		}
+	}
+	res.LatencyMS = time.Since(start).Milliseconds()
+	res.TestedAt = a.now()
+	res.Reachable = err == nil
+	if err != nil {
+		msg := err.Error()
+		res.Error = &msg
+		a.log.WarnContext(ctx, "tool server test failed", "tool_server_id", t.ID, "error", msg)
+	}
+	err = a.inTx(ctx, func(s *store.Store) error {
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionToolServerTested, Scope: domain.OrgScope(t.OrganizationID),
+			TargetType: domain.TargetToolServer, TargetID: t.ID,
+			After: map[string]any{"reachable": res.Reachable, "tool_count": len(res.ToolNames), "error": res.Error,
+				"protocol_version": res.Info.ProtocolVersion, "latency_ms": res.LatencyMS},
+		})
+	})
+	return res, err
+}
+
+// toolServer opens a tool server's headers.
+func (a *App) toolServer(t domain.ToolServer) (mcp.Server, error) {
+	srv := mcp.Server{URL: t.URL}
+	if t.HeadersSealed == nil {
+		return srv, nil
+	}
+	sealer, err := a.agents.sealer()
+	if err != nil {
+		return srv, err
+	}
+	raw, err := sealer.Open(t.HeadersSealed, toolHeadersBinding(t.ID))
+	if err != nil {
+		return srv, fmt.Errorf("the tool server's headers cannot be opened (was the sealing key rotated away?): %w", err)
+	}
+	if err := json.Unmarshal(raw, &srv.Headers); err != nil {
+		return srv, fmt.Errorf("the tool server's headers are not a JSON object")
+	}
+	return srv, nil
+}

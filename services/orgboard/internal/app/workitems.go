@@ -1,0 +1,184 @@
+package app
+
+import (
+	"context"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+)
+
+// WorkItemInput is a new work item.
+type WorkItemInput struct {
+	TeamID      uuid.UUID
+	Type        domain.WorkItemType
+	Title       string
+	Description string
+	ParentID    *uuid.UUID
+}
+
+// CreateWorkItem creates a work item in status backlog, unassigned (ManageWork). Its parent must
+// be a work item of the same team. The parent is fixed at creation and exists before the child,
+// so parent links cannot form a cycle.
+func (a *App) CreateWorkItem(ctx context.Context, actor domain.Actor, in WorkItemInput) (domain.WorkItem, error) {
+	in.Title = strings.TrimSpace(in.Title)
+	if in.Title == "" {
+		return domain.WorkItem{}, errs.InvalidFields(errs.Field("body.title", "must not be blank"))
+	}
+	var w domain.WorkItem
+	err := a.inTx(ctx, func(s *store.Store) error {
+		t, _, err := a.team(ctx, s, actor, in.TeamID, domain.ManageWork)
+		if err != nil {
+			return err
+		}
+		if in.ParentID != nil {
+			parent, err := s.GetWorkItem(ctx, *in.ParentID)
+			if err != nil && errs.KindOf(err) != errs.NotFound {
+				return err
+			}
+			if err != nil || parent.TeamID != t.ID {
+				return errs.InvalidFields(errs.Field("body.parent_id", "is not a work item of the same team"))
+			}
+		}
+		now := a.now()
+		w = domain.WorkItem{ID: a.newID(), OrganizationID: t.OrganizationID, TeamID: t.ID, Type: in.Type,
+			Title: in.Title, Description: in.Description, Status: domain.InitialStatus, ParentID: in.ParentID,
+			CreatedBy: createdBy(actor), CreatedAt: now, UpdatedAt: now}
+		if err := s.InsertWorkItem(ctx, w); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionTaskCreated, Scope: w.Scope(),
+			TargetType: domain.TargetWorkItem, TargetID: w.ID,
+			After: map[string]any{"type": w.Type, "title": w.Title, "status": w.Status, "parent_id": w.ParentID},
+		})
+	})
+	return w, err
+}
+
+// GetWorkItem reads a work item.
+func (a *App) GetWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.WorkItem, error) {
+	s := a.read()
+	w, err := s.GetWorkItem(ctx, id)
+	if err != nil {
+		return domain.WorkItem{}, err
+	}
+	_, err = a.authorize(ctx, s, actor, w.Scope(), domain.ViewBoard, "work item")
+	return w, err
+}
+
+// Board returns a team's work items in the four columns (three queries, whatever the size).
+func (a *App) Board(ctx context.Context, actor domain.Actor, team uuid.UUID) (domain.Board, error) {
+	s := a.read()
+	if _, _, err := a.team(ctx, s, actor, team, domain.ViewBoard); err != nil {
+		return domain.Board{}, err
+	}
+	items, err := s.ListBoardItems(ctx, team)
+	if err != nil {
+		return domain.Board{}, err
+	}
+	return domain.NewBoard(team, items), nil
+}
+
+// MoveWorkItem moves a work item to another status along the allowed transitions (ManageWork);
+// a forbidden move is a Conflict, a move to the current status changes and audits nothing.
+func (a *App) MoveWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID, to domain.Status) (domain.WorkItem, error) {
+	var w domain.WorkItem
+	err := a.inTx(ctx, func(s *store.Store) error {
+		var err error
+		if w, err = s.GetWorkItemForUpdate(ctx, id); err != nil {
+			return err
+		}
+		if _, err := a.authorize(ctx, s, actor, w.Scope(), domain.ManageWork, "work item"); err != nil {
+			return err
+		}
+		changed, err := domain.CheckMove(w.Status, to)
+		if err != nil || !changed {
+			return err
+		}
+		from := w.Status
+		w.Status, w.UpdatedAt = to, a.now()
+		if err := s.SetWorkItemStatus(ctx, w.ID, w.Status, w.UpdatedAt); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionTaskMoved, Scope: w.Scope(),
+			TargetType: domain.TargetWorkItem, TargetID: w.ID,
+			Before: map[string]any{"status": from}, After: map[string]any{"status": to},
+		})
+	})
+	return w, err
+}
+
+// AssignWorkItem assigns a work item to a member of the organization or an ai seat of its team,
+// or unassigns it (nil) (ManageWork). Anything else is a 400.
+func (a *App) AssignWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID, to *domain.Assignee) (domain.WorkItem, error) {
+	var w domain.WorkItem
+	err := a.inTx(ctx, func(s *store.Store) error {
+		var err error
+		if w, err = s.GetWorkItemForUpdate(ctx, id); err != nil {
+			return err
+		}
+		if _, err := a.authorize(ctx, s, actor, w.Scope(), domain.ManageWork, "work item"); err != nil {
+			return err
+		}
+		if err := checkAssignee(ctx, s, w, to); err != nil {
+			return err
+		}
+		before := w.Assignee
+		w.Assignee, w.UpdatedAt = to, a.now()
+		if err := s.SetWorkItemAssignee(ctx, w.ID, to, w.UpdatedAt); err != nil {
+			return err
+		}
+		return a.audit(ctx, s, actor, domain.Record{
+			Action: domain.ActionTaskAssigned, Scope: w.Scope(),
+			TargetType: domain.TargetWorkItem, TargetID: w.ID,
+			Before: map[string]any{"assignee": assigneeJSON(before)}, After: map[string]any{"assignee": assigneeJSON(to)},
+		})
+	})
+	return w, err
+}
+
+func checkAssignee(ctx context.Context, s *store.Store, w domain.WorkItem, to *domain.Assignee) error {
+	if to == nil {
+		return nil
+	}
+	switch to.Kind {
+	case domain.AssigneeUser:
+		_, err := s.GetMember(ctx, w.OrganizationID, to.ID)
+		if errs.KindOf(err) == errs.NotFound {
+			return errs.InvalidFields(errs.Field("body.assignee.id", "is not a member of the organization"))
+		}
+		return err
+	case domain.AssigneeSeat:
+		seat, err := s.GetSeat(ctx, to.ID)
+		if err != nil && errs.KindOf(err) != errs.NotFound {
+			return err
+		}
+		if err != nil || seat.TeamID != w.TeamID || seat.State != domain.SeatAI {
+			return errs.InvalidFields(errs.Field("body.assignee.id", "is not an ai seat of the work item's team"))
+		}
+		return nil
+	}
+	return errs.InvalidFields(errs.Field("body.assignee.kind", "must be user or seat"))
+}
+
+func assigneeJSON(a *domain.Assignee) any {
+	if a == nil {
+		return nil
+	}
+	return map[string]any{"kind": a.Kind, "id": a.ID}
+}
+
+// Cartable lists the work assigned to the calling user, newest update first; done items only
+// when includeDone. Only organizations the caller belongs to count: an org filter naming
+// another organization gives an empty cartable (the contract declares no 404 here).
+func (a *App) Cartable(ctx context.Context, actor domain.Actor, org *uuid.UUID, includeDone bool) ([]domain.WorkItem, error) {
+	if err := actor.RequireUser(); err != nil {
+		return nil, err
+	}
+	return a.read().ListCartable(ctx, actor.UserID, org, includeDone)
+}

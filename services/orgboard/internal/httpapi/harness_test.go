@@ -1,0 +1,227 @@
+package httpapi_test
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/orgboard/internal/app"
+	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
+	"github.com/videotpl/platform/services/orgboard/migrations"
+)
+
+const (
+	testIssuer   = "orgboard-test"
+	testAudience = "orgboard"
+	// Service tokens: one with the admin scope, one without.
+	adminServiceToken = "svc_admin-token-for-tests-only-0123456789abcdef"
+	plainServiceToken = "svc_plain-token-for-tests-only-0123456789abcdef"
+)
+
+var testSecret = []byte("orgboard-test-secret-at-least-32-bytes!!")
+
+// env is one running service on a fresh database, and a validating client for it.
+type env struct {
+	t      *testing.T
+	pool   *pgxpool.Pool
+	client *orgboard.ClientWithResponses
+	ctx    context.Context
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	a := app.New(pool, app.Options{Logger: quiet})
+	authn, err := auth.NewAuthenticator(auth.Config{
+		Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret,
+		ServiceTokens: []auth.ServiceToken{
+			{Name: "ops-console", SHA256: auth.HashServiceToken(adminServiceToken), Scopes: []string{"orgboard:admin"}},
+			{Name: "reporting", SHA256: auth.HashServiceToken(plainServiceToken), Scopes: []string{"orgboard:read"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet})
+	if err != nil {
+		t.Fatal(err)
+	}
+	base := httpxtest.Start(t, e)
+	spec, err := orgboard.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := orgboard.NewClientWithResponses(base, orgboard.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+}
+
+// caller is who sends a request: a user (JWT), a service token, or nobody.
+type caller struct {
+	name  string
+	user  uuid.UUID
+	token string
+}
+
+func (e *env) user(name string) caller {
+	e.t.Helper()
+	id, _ := uuid.NewV7()
+	tok, err := auth.MintJWT(testSecret, testIssuer, testAudience, id, uuid.New(), nil, time.Hour)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return caller{name: name, user: id, token: tok}
+}
+
+var (
+	anonymous    = caller{name: "anonymous"}
+	adminService = caller{name: "admin service", token: adminServiceToken}
+	plainService = caller{name: "plain service", token: plainServiceToken}
+)
+
+// as is the request editor adding c's credentials.
+func as(c caller) orgboard.RequestEditorFn {
+	return func(_ context.Context, r *http.Request) error {
+		if c.token != "" {
+			r.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		return nil
+	}
+}
+
+type statusCoder interface{ StatusCode() int }
+
+// must fails the test unless the response has status want, and returns it.
+func must[R statusCoder](t *testing.T, want int) func(R, error) R {
+	return func(r R, err error) R {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("request failed: %v", err)
+		}
+		if r.StatusCode() != want {
+			t.Fatalf("status %d, want %d: %s", r.StatusCode(), want, bodyOf(r))
+		}
+		return r
+	}
+}
+
+// bodyOf is the raw body of a generated response (its Body field), for failure messages.
+func bodyOf(r any) string {
+	v := reflect.Indirect(reflect.ValueOf(r))
+	if v.Kind() == reflect.Struct {
+		if b := v.FieldByName("Body"); b.IsValid() {
+			if raw, ok := b.Interface().([]byte); ok {
+				return string(raw)
+			}
+		}
+	}
+	return fmt.Sprintf("%+v", r)
+}
+
+// world is two organizations built through the API. A: an Owner, a Member who leads team A1,
+// a plain Member, a spare member; a division, a product (with an identity), teams A1 (under the
+// product) and A2, an open seat and a work item in A1. B: its Owner (the "other organization"
+// user), with the same kinds of records.
+type world struct {
+	ownerA, leadA, memberA, spareA, ownerB caller
+	orgA, orgB                             orgboard.Organization
+	divisionA, divisionB                   orgboard.Division
+	productA, productB                     orgboard.Product
+	teamA1, teamA2, teamB                  orgboard.Team
+	seatA1                                 orgboard.Seat
+	taskA1, taskA2, taskB                  orgboard.WorkItem
+}
+
+func (e *env) world() *world {
+	e.t.Helper()
+	t, c, ctx := e.t, e.client, e.ctx
+	w := &world{ownerA: e.user("Owner"), leadA: e.user("Lead"), memberA: e.user("Member"),
+		spareA: e.user("spare"), ownerB: e.user("other organization")}
+	w.orgA = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(w.ownerA))).JSON201
+	w.orgB = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, orgboard.OrganizationCreate{Name: "Globex"}, as(w.ownerB))).JSON201
+	for _, m := range []caller{w.leadA, w.memberA, w.spareA} {
+		e.join(w.ownerA, w.orgA.Id, m, orgboard.OrgRoleMember)
+	}
+	w.divisionA = e.division(w.ownerA, w.orgA.Id, "Studio")
+	w.divisionB = e.division(w.ownerB, w.orgB.Id, "Studio")
+	w.productA = e.product(w.ownerA, w.orgA.Id, &w.divisionA.Id, "Editor")
+	w.productB = e.product(w.ownerB, w.orgB.Id, nil, "Portal")
+	must[*orgboard.SetProductIdentityResponse](t, 200)(c.SetProductIdentityWithResponse(ctx, w.productA.Id, orgboard.ProductIdentityPut{Content: "# Editor\nbrief"}, as(w.ownerA)))
+	w.teamA1 = e.team(w.ownerA, w.orgA.Id, &w.productA.Id, "A1")
+	w.teamA2 = e.team(w.ownerA, w.orgA.Id, nil, "A2")
+	w.teamB = e.team(w.ownerB, w.orgB.Id, nil, "B")
+	must[*orgboard.SetTeamLeadResponse](t, 200)(c.SetTeamLeadWithResponse(ctx, w.teamA1.Id, w.leadA.user, as(w.ownerA)))
+	w.seatA1 = *must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "QA"}, as(w.leadA))).JSON201
+	w.taskA1 = e.task(w.memberA, w.teamA1.Id, nil, "A1 task")
+	w.taskA2 = e.task(w.ownerA, w.teamA2.Id, nil, "A2 task")
+	w.taskB = e.task(w.ownerB, w.teamB.Id, nil, "B task")
+	return w
+}
+
+// join invites m by user id as owner and accepts as m.
+func (e *env) join(owner caller, org uuid.UUID, m caller, role orgboard.OrgRole) {
+	e.t.Helper()
+	inv := must[*orgboard.CreateInvitationResponse](e.t, 201)(e.client.CreateInvitationWithResponse(e.ctx, org,
+		orgboard.InvitationCreate{UserId: &m.user, Role: role}, as(owner))).JSON201
+	must[*orgboard.AcceptInvitationResponse](e.t, 200)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{}, as(m)))
+}
+
+func (e *env) division(c caller, org uuid.UUID, name string) orgboard.Division {
+	e.t.Helper()
+	return *must[*orgboard.CreateDivisionResponse](e.t, 201)(e.client.CreateDivisionWithResponse(e.ctx,
+		orgboard.DivisionCreate{OrganizationId: org, Name: name}, as(c))).JSON201
+}
+
+func (e *env) product(c caller, org uuid.UUID, division *uuid.UUID, name string) orgboard.Product {
+	e.t.Helper()
+	return *must[*orgboard.CreateProductResponse](e.t, 201)(e.client.CreateProductWithResponse(e.ctx,
+		orgboard.ProductCreate{OrganizationId: org, DivisionId: division, Name: name, Kind: orgboard.ProductKindProduct}, as(c))).JSON201
+}
+
+func (e *env) team(c caller, org uuid.UUID, product *uuid.UUID, name string) orgboard.Team {
+	e.t.Helper()
+	return *must[*orgboard.CreateTeamResponse](e.t, 201)(e.client.CreateTeamWithResponse(e.ctx,
+		orgboard.TeamCreate{OrganizationId: org, ProductId: product, Name: name}, as(c))).JSON201
+}
+
+func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.WorkItem {
+	e.t.Helper()
+	return *must[*orgboard.CreateTaskResponse](e.t, 201)(e.client.CreateTaskWithResponse(e.ctx,
+		orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
+}
+
+// flipSeatToAI makes a seat ai with a stand-in agent id. Agents are configured by the agents
+// part of the service; replication mode skips foreign keys so this holds once agents exist too.
+func (e *env) flipSeatToAI(seat uuid.UUID) {
+	e.t.Helper()
+	tx, err := e.pool.Begin(e.ctx)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer tx.Rollback(e.ctx) //nolint:errcheck
+	if _, err := tx.Exec(e.ctx, "SET LOCAL session_replication_role = replica"); err != nil {
+		e.t.Fatal(err)
+	}
+	if _, err := tx.Exec(e.ctx, "UPDATE seats SET state = 'ai', user_id = NULL, agent_id = $2 WHERE id = $1", seat, uuid.New()); err != nil {
+		e.t.Fatal(err)
+	}
+	if err := tx.Commit(e.ctx); err != nil {
+		e.t.Fatal(err)
+	}
+}

@@ -1,0 +1,48 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/httpx"
+	"github.com/videotpl/platform/pkg/telemetry"
+	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
+	"github.com/videotpl/platform/services/orgboard/internal/app"
+)
+
+// HTTPOptions configure NewHTTP.
+type HTTPOptions struct {
+	Auth      *auth.Authenticator
+	Logger    *slog.Logger
+	Telemetry *telemetry.Telemetry // nil: a private registry
+}
+
+// NewHTTP builds the service's echo server (pkg/httpx: authentication, request validation
+// against the embedded spec, problem+json) with every operation registered. /readyz pings the
+// database.
+func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
+	spec, err := orgboard.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("orgboard spec: %w", err)
+	}
+	e, err := httpx.New(httpx.Options{
+		Service:   "orgboard",
+		Logger:    opts.Logger,
+		Spec:      spec,
+		Auth:      opts.Auth,
+		Telemetry: opts.Telemetry,
+		// AGENTS.md uploads: 413 above agentsmd.MaxSize bytes.
+		OperationBodyLimits: map[string]int64{"uploadAgentProfile": agentsmd.MaxSize},
+		Ready:               func(ctx context.Context) error { return a.Pool().Ping(ctx) },
+	})
+	if err != nil {
+		return nil, err
+	}
+	Register(e, New(a))
+	return e, nil
+}

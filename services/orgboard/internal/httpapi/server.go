@@ -1,0 +1,45 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/orgboard/internal/app"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+)
+
+// Server implements orgboard.StrictServerInterface.
+type Server struct {
+	app *app.App
+	// agentsAPI implements the agents operations (issue 8); see doc.go.
+	agentsAPI
+}
+
+var _ orgboard.StrictServerInterface = (*Server)(nil)
+
+// New returns the handlers of the service.
+func New(a *app.App) *Server {
+	return &Server{app: a, agentsAPI: newAgentsAPI(a)}
+}
+
+// Register mounts the handlers on e (built with pkg/httpx, which authenticates and validates
+// every request against the spec first).
+func Register(e *echo.Echo, s *Server) {
+	orgboard.RegisterHandlers(e, orgboard.NewStrictHandler(s, nil))
+}
+
+// ActorOf turns the request's authenticated principal into the domain's actor.
+func ActorOf(ctx context.Context) (domain.Actor, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
+	}
+	if p.Kind == auth.Service {
+		return domain.ServiceActor(p.Name, p.HasScope(domain.AdminScope)), nil
+	}
+	return domain.UserActor(p.UserID), nil
+}

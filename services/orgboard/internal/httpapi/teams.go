@@ -1,0 +1,84 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/videotpl/platform/gen/orgboard"
+)
+
+// CreateTeam implements POST /api/orgboard/teams.
+func (s *Server) CreateTeam(ctx context.Context, req orgboard.CreateTeamRequestObject) (orgboard.CreateTeamResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.app.CreateTeam(ctx, actor, req.Body.OrganizationId, req.Body.Name, req.Body.ProductId)
+	if err != nil {
+		return nil, err
+	}
+	return orgboard.CreateTeam201JSONResponse(teamOut(t)), nil
+}
+
+// ListTeams implements GET /api/orgboard/teams.
+func (s *Server) ListTeams(ctx context.Context, req orgboard.ListTeamsRequestObject) (orgboard.ListTeamsResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ts, err := s.app.ListTeams(ctx, actor, req.Params.OrganizationId, req.Params.ProductId)
+	if err != nil {
+		return nil, err
+	}
+	return orgboard.ListTeams200JSONResponse{Data: mapSlice(ts, teamOut)}, nil
+}
+
+// GetTeam implements GET /api/orgboard/teams/{id}.
+func (s *Server) GetTeam(ctx context.Context, req orgboard.GetTeamRequestObject) (orgboard.GetTeamResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := s.app.GetTeam(ctx, actor, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return orgboard.GetTeam200JSONResponse(teamOut(t)), nil
+}
+
+// ListTeamLeads implements GET /api/orgboard/teams/{id}/leads.
+func (s *Server) ListTeamLeads(ctx context.Context, req orgboard.ListTeamLeadsRequestObject) (orgboard.ListTeamLeadsResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.app.ListTeamLeads(ctx, actor, req.Id)
+	if err != nil {
+		return nil, err
+	}
+	return orgboard.ListTeamLeads200JSONResponse{Data: mapSlice(ls, leadOut)}, nil
+}
+
+// SetTeamLead implements PUT /api/orgboard/teams/{id}/leads/{user_id}.
+func (s *Server) SetTeamLead(ctx context.Context, req orgboard.SetTeamLeadRequestObject) (orgboard.SetTeamLeadResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	l, err := s.app.SetTeamLead(ctx, actor, req.Id, req.UserId)
+	if err != nil {
+		return nil, err
+	}
+	return orgboard.SetTeamLead200JSONResponse(leadOut(l)), nil
+}
+
+// RemoveTeamLead implements DELETE /api/orgboard/teams/{id}/leads/{user_id}.
+func (s *Server) RemoveTeamLead(ctx context.Context, req orgboard.RemoveTeamLeadRequestObject) (orgboard.RemoveTeamLeadResponseObject, error) {
+	actor, err := ActorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.RemoveTeamLead(ctx, actor, req.Id, req.UserId); err != nil {
+		return nil, err
+	}
+	return orgboard.RemoveTeamLead204Response{}, nil
+}

@@ -1,0 +1,96 @@
+package store
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+)
+
+// InsertOrganization stores a new organization.
+func (s *Store) InsertOrganization(ctx context.Context, o domain.Organization) error {
+	return mapErr(s.q.InsertOrganization(ctx, orgboarddb.InsertOrganizationParams{
+		ID: o.ID, Name: o.Name, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt,
+	}), "organization")
+}
+
+// GetOrganization loads an organization (CallerRole unset).
+func (s *Store) GetOrganization(ctx context.Context, id uuid.UUID) (domain.Organization, error) {
+	r, err := s.q.GetOrganization(ctx, id)
+	if err != nil {
+		return domain.Organization{}, mapErr(err, "organization")
+	}
+	return organization(r), nil
+}
+
+// LockOrganization takes the organization's row lock until the transaction ends, serialising
+// membership changes of one organization.
+func (s *Store) LockOrganization(ctx context.Context, id uuid.UUID) error {
+	_, err := s.q.LockOrganization(ctx, id)
+	return mapErr(err, "organization")
+}
+
+// ListOrganizationsOfUser lists the organizations user belongs to, with the user's role.
+func (s *Store) ListOrganizationsOfUser(ctx context.Context, user uuid.UUID) ([]domain.Organization, error) {
+	rows, err := s.q.ListOrganizationsOfUser(ctx, user)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Organization, len(rows))
+	for i, r := range rows {
+		out[i] = domain.Organization{ID: r.ID, Name: r.Name, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, CallerRole: domain.Role(r.Role)}
+	}
+	return out, nil
+}
+
+// ListAllOrganizations lists every organization (for a service acting as Owner everywhere).
+func (s *Store) ListAllOrganizations(ctx context.Context) ([]domain.Organization, error) {
+	rows, err := s.q.ListAllOrganizations(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Organization, len(rows))
+	for i, r := range rows {
+		out[i] = organization(r)
+	}
+	return out, nil
+}
+
+func organization(r orgboarddb.Organization) domain.Organization {
+	return domain.Organization{ID: r.ID, Name: r.Name, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt}
+}
+
+// InsertMember stores a membership; Conflict when the user is already a member.
+func (s *Store) InsertMember(ctx context.Context, m domain.Member) error {
+	return mapErr(s.q.InsertMembership(ctx, orgboarddb.InsertMembershipParams{
+		OrganizationID: m.OrganizationID, UserID: m.UserID, Role: string(m.Role), JoinedAt: m.JoinedAt,
+	}), "member")
+}
+
+// GetMember loads a membership; NotFound when the user is not a member.
+func (s *Store) GetMember(ctx context.Context, org, user uuid.UUID) (domain.Member, error) {
+	r, err := s.q.GetMembership(ctx, orgboarddb.GetMembershipParams{OrganizationID: org, UserID: user})
+	if err != nil {
+		return domain.Member{}, mapErr(err, "member")
+	}
+	return member(r), nil
+}
+
+// ListMembers lists an organization's members by joined_at then user id.
+func (s *Store) ListMembers(ctx context.Context, org uuid.UUID) ([]domain.Member, error) {
+	rows, err := s.q.ListMemberships(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Member, len(rows))
+	for i, r := range rows {
+		out[i] = member(r)
+	}
+	return out, nil
+}
+
+func member(r orgboarddb.Membership) domain.Member {
+	return domain.Member{OrganizationID: r.OrganizationID, UserID: r.UserID, Role: domain.Role(r.Role), JoinedAt: r.JoinedAt}
+}

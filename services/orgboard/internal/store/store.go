@@ -1,0 +1,73 @@
+// Package store is the orgboard's PostgreSQL adapter: it runs the sqlc queries of gen/db/orgboard,
+// maps their rows to domain types (sqlc types never leave this package) and maps PostgreSQL
+// errors to errs kinds in one place (mapErr).
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/pgxdb"
+)
+
+// Store runs queries on a pool or inside one transaction.
+type Store struct {
+	db orgboarddb.DBTX
+	q  *orgboarddb.Queries
+}
+
+// New returns a Store on db: a *pgxpool.Pool for reads, a pgx.Tx inside a transaction.
+func New(db orgboarddb.DBTX) *Store { return &Store{db: db, q: orgboarddb.New(db)} }
+
+// DB exposes the connection or transaction, for other stores of this service (the agents part)
+// that must join the same transaction.
+func (s *Store) DB() orgboarddb.DBTX { return s.db }
+
+// InTx runs fn with a Store bound to a new transaction on pool; committed when fn returns nil.
+func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(*Store) error) error {
+	return pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
+}
+
+// constraintErrors maps constraint names to the errors callers see.
+var constraintErrors = map[string]*errs.Error{
+	"divisions_org_name_key":  errs.E(errs.Conflict, "the organization already has a division of that name"),
+	"products_org_name_key":   errs.E(errs.Conflict, "the organization already has a product of that name"),
+	"products_division_fkey":  errs.InvalidFields(errs.Field("body.division_id", "is not a division of the organization")),
+	"teams_product_fkey":      errs.InvalidFields(errs.Field("body.product_id", "is not a product of the organization")),
+	"memberships_pkey":        errs.E(errs.Conflict, "the user is already a member of the organization"),
+	"seats_agent_id_key":      errs.E(errs.Conflict, "the agent already sits on another seat"),
+	"product_identities_pkey": errs.E(errs.Conflict, "the identity was changed concurrently"),
+}
+
+// mapErr translates a database error: no rows is NotFound ("<what> not found"), a known
+// constraint its mapped error, an unknown unique or foreign-key violation a generic Conflict or
+// Invalid; anything else passes through (a 500, logged, never shown).
+func mapErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, pgx.ErrNoRows) {
+		return errs.E(errs.NotFound, what+" not found")
+	}
+	code, constraint, ok := pgxdb.Constraint(err)
+	if !ok {
+		return err
+	}
+	if e, known := constraintErrors[constraint]; known {
+		c := *e
+		c.Err = err
+		return &c
+	}
+	switch code {
+	case pgxdb.CodeUniqueViolation:
+		return errs.Wrap(errs.Conflict, what+" conflicts with an existing record", err)
+	case pgxdb.CodeForeignKeyViolation:
+		return errs.Wrap(errs.Invalid, what+" refers to a record outside the organization", err)
+	}
+	return err
+}

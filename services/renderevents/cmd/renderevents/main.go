@@ -1,0 +1,126 @@
+// Command renderevents consumes the render and identity events of seed 001 and serves
+// their read models (specs/openapi/renderevents.yaml): render jobs with live progress,
+// snapshots, tenants and users, usage, refunds due and signed webhooks.
+//
+//	renderevents serve      consumers, progress relay, webhook dispatcher and HTTP API
+//	renderevents migrate    apply the database migrations
+//	renderevents token      mint a development JWT
+//	renderevents simulate   publish a realistic stream of events (demos, tests)
+//	renderevents bench      the load generator of make bench-renderevents
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"runtime/debug"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/videotpl/platform/pkg/cli"
+	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/telemetry"
+	"github.com/videotpl/platform/services/renderevents/internal/service"
+)
+
+func loadConfig() (service.Config, error) {
+	var c service.Config
+	err := config.Load(&c)
+	return c, err
+}
+
+func main() {
+	os.Exit(cli.Main(service.Name, config.Describe(service.Config{}),
+		cli.Command{Name: "serve", Usage: "run the consumers, the progress relay, the webhook dispatcher and the HTTP API",
+			Run: func(ctx context.Context, _ []string) error { return serve(ctx) }},
+		cli.Command{Name: "migrate", Usage: "apply the database migrations", Run: func(ctx context.Context, _ []string) error { return migrate(ctx) }},
+		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
+		cli.Command{Name: "simulate", Usage: "publish a realistic event stream (--jobs, --tenants, --ticks, --duplicates, --reorder, ...)", Run: simulate},
+		cli.Command{Name: "bench", Usage: "load generator of make bench-renderevents (see scripts/bench-renderevents.sh)", Run: bench},
+	))
+}
+
+func newLogger(c service.Config) *slog.Logger {
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
+		level = slog.LevelInfo
+	}
+	return telemetry.NewLogger(os.Stderr, level, service.Name)
+}
+
+func migrate(ctx context.Context) error {
+	c, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	slog.SetDefault(newLogger(c))
+	return pgxdb.Migrate(ctx, c.DatabaseURL, service.Migrations()...)
+}
+
+func openPool(ctx context.Context, c service.Config) (*pgxpool.Pool, error) {
+	if c.MigrateOnStart {
+		if err := pgxdb.Migrate(ctx, c.DatabaseURL, service.Migrations()...); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if c.DBMaxConns > 0 {
+		cfg.MaxConns = c.DBMaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+func serve(ctx context.Context) error {
+	c, err := loadConfig()
+	if err != nil {
+		return err
+	}
+	log := newLogger(c)
+	slog.SetDefault(log)
+	if os.Getenv("GOGC") == "" {
+		// The heap is small and short-lived (event batches): trade a little memory for less GC.
+		debug.SetGCPercent(400)
+	}
+	tel, err := telemetry.Setup(ctx, service.Name, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = tel.Shutdown(sctx)
+	}()
+	authn, err := service.Authenticator(c.Common)
+	if err != nil {
+		return err
+	}
+	pool, err := openPool(ctx, c)
+	if err != nil {
+		return err
+	}
+	defer pool.Close()
+	svc, err := service.New(c, service.Deps{Pool: pool, Auth: authn, Logger: log, Telemetry: tel})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", c.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("listen %s: %w", c.HTTPAddr, err)
+	}
+	return svc.Run(ctx, ln)
+}

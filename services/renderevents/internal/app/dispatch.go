@@ -1,0 +1,228 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// DispatchTarget is an endpoint as the dispatcher needs it.
+type DispatchTarget struct {
+	Endpoint        domain.Endpoint
+	Deleted         bool
+	TenantSuspended bool
+}
+
+// AttemptRecord is the outcome of handling one claimed delivery.
+type AttemptRecord struct {
+	DeliveryID    uuid.UUID
+	EndpointID    uuid.UUID
+	Status        domain.DeliveryStatus
+	Attempted     bool // an HTTP attempt was made (counts in attempts)
+	ResponseCode  *int
+	LatencyMS     *int
+	LastError     *string
+	NextAttemptAt *time.Time
+	At            time.Time
+	// Succeeded resets the endpoint's failure count; Exhausted (retries used up) adds one,
+	// and at DisableAfter the endpoint is disabled and its pending deliveries given up.
+	Succeeded    bool
+	Exhausted    bool
+	DisableAfter int
+}
+
+// DispatchStore is what the dispatcher needs from the store.
+type DispatchStore interface {
+	// ClaimDue leases up to n due deliveries until leaseUntil (FOR UPDATE SKIP LOCKED, so
+	// several instances share the work).
+	ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error)
+	DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]DispatchTarget, error)
+	RecordAttempt(ctx context.Context, r AttemptRecord) error
+	// PurgeDeleted removes endpoints deleted before, with their deliveries.
+	PurgeDeleted(ctx context.Context, before time.Time) (int64, error)
+}
+
+// WebhookRequest is one signed POST of an event to an endpoint.
+type WebhookRequest struct {
+	URL       string
+	ID        string // webhook-id: the event id, the same on retries and replays
+	Timestamp time.Time
+	Signature string
+	Body      []byte
+}
+
+// Sender posts webhook requests (through the outbound policy) and returns the status.
+type Sender interface {
+	Send(ctx context.Context, req WebhookRequest) (status int, err error)
+}
+
+// DispatcherConfig tunes the dispatcher.
+type DispatcherConfig struct {
+	Retry        domain.RetryPolicy
+	DisableAfter int           // failed deliveries in a row that disable an endpoint
+	PollInterval time.Duration // how often an idle dispatcher looks for due deliveries
+	Lease        time.Duration // how long a claimed delivery is hidden from other instances
+	Workers      int           // concurrent attempts
+	Batch        int           // deliveries claimed at once
+	Retention    time.Duration // how long deliveries of deleted endpoints are kept
+}
+
+// Dispatcher delivers due webhook deliveries, durably: every state lives in the
+// deliveries table, so a restart or a second instance loses nothing.
+type Dispatcher struct {
+	store  DispatchStore
+	sender Sender
+	cfg    DispatcherConfig
+	log    *slog.Logger
+	now    func() time.Time
+	wake   chan struct{}
+}
+
+// NewDispatcher returns a dispatcher.
+func NewDispatcher(store DispatchStore, sender Sender, cfg DispatcherConfig, log *slog.Logger) *Dispatcher {
+	if cfg.DisableAfter <= 0 {
+		cfg.DisableAfter = domain.DisableAfterFailures
+	}
+	if cfg.PollInterval <= 0 {
+		cfg.PollInterval = time.Second
+	}
+	if cfg.Lease <= 0 {
+		cfg.Lease = time.Minute
+	}
+	if cfg.Workers <= 0 {
+		cfg.Workers = 8
+	}
+	if cfg.Batch <= 0 {
+		cfg.Batch = 64
+	}
+	if cfg.Retention <= 0 {
+		cfg.Retention = 30 * 24 * time.Hour
+	}
+	if len(cfg.Retry.Schedule) == 0 {
+		cfg.Retry.Schedule = domain.DefaultRetrySchedule
+	}
+	return &Dispatcher{store: store, sender: sender, cfg: cfg, log: log, now: time.Now, wake: make(chan struct{}, 1)}
+}
+
+// Nudge makes an idle dispatcher look for due deliveries at once.
+func (d *Dispatcher) Nudge() {
+	select {
+	case d.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Run dispatches until ctx ends; attempts in flight finish first.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	purge := time.NewTicker(time.Hour)
+	defer purge.Stop()
+	for {
+		n, err := d.RunOnce(ctx)
+		if err != nil && ctx.Err() == nil {
+			d.log.WarnContext(ctx, "webhook dispatch failed", "error", err)
+		}
+		if n == d.cfg.Batch && err == nil {
+			continue // more may be due
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-d.wake:
+		case <-time.After(d.cfg.PollInterval):
+		case <-purge.C:
+			if n, err := d.store.PurgeDeleted(ctx, d.now().Add(-d.cfg.Retention)); err != nil {
+				d.log.WarnContext(ctx, "purging deleted webhook endpoints failed", "error", err)
+			} else if n > 0 {
+				d.log.InfoContext(ctx, "purged deleted webhook endpoints", "count", n)
+			}
+		}
+	}
+}
+
+// RunOnce claims and handles one batch of due deliveries and returns how many it claimed.
+func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+	now := d.now().UTC()
+	claimed, err := d.store.ClaimDue(ctx, now, now.Add(d.cfg.Lease), d.cfg.Batch)
+	if err != nil || len(claimed) == 0 {
+		return 0, err
+	}
+	ids := make([]uuid.UUID, 0, len(claimed))
+	for _, c := range claimed {
+		ids = append(ids, c.EndpointID)
+	}
+	targets, err := d.store.DispatchTargets(ctx, ids)
+	if err != nil {
+		return len(claimed), err
+	}
+	// Attempts outlive a shutdown signal so their outcome is recorded.
+	actx := context.WithoutCancel(ctx)
+	sem := make(chan struct{}, d.cfg.Workers)
+	var wg sync.WaitGroup
+	for _, del := range claimed {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			rec := d.attempt(actx, del, targets[del.EndpointID])
+			if err := d.store.RecordAttempt(actx, rec); err != nil {
+				d.log.ErrorContext(actx, "recording a webhook attempt failed; it is retried after the lease",
+					"delivery_id", del.ID, "error", err)
+			}
+		}()
+	}
+	wg.Wait()
+	return len(claimed), nil
+}
+
+func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t DispatchTarget) AttemptRecord {
+	now := d.now().UTC()
+	rec := AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now, DisableAfter: d.cfg.DisableAfter}
+	giveUp := func(reason string) AttemptRecord {
+		rec.Status, rec.LastError = domain.DeliveryFailed, &reason
+		return rec
+	}
+	switch {
+	case t.Endpoint.ID == uuid.Nil || t.Deleted:
+		return giveUp("endpoint deleted")
+	case !t.Endpoint.Enabled:
+		return giveUp("endpoint disabled")
+	case t.TenantSuspended:
+		return giveUp("tenant suspended")
+	}
+	sig, err := domain.SignatureHeader(t.Endpoint.SigningSecrets(now), del.EventID.String(), now, del.Body)
+	if err != nil {
+		return giveUp("signing failed")
+	}
+	start := time.Now()
+	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	status, err := d.sender.Send(sctx, WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
+		Signature: sig, Body: del.Body})
+	cancel()
+	latency := int(time.Since(start).Milliseconds())
+	rec.Attempted, rec.LatencyMS = true, &latency
+	if err == nil {
+		rec.ResponseCode = &status
+		if status >= 200 && status < 300 {
+			rec.Status, rec.Succeeded = domain.DeliverySucceeded, true
+			return rec
+		}
+		msg := fmt.Sprintf("endpoint answered %d", status)
+		rec.LastError = &msg
+	} else {
+		msg := err.Error()
+		rec.LastError = &msg
+	}
+	if delay, ok := d.cfg.Retry.NextDelay(del.Attempts + 1); ok {
+		next := now.Add(delay)
+		rec.Status, rec.NextAttemptAt = domain.DeliveryRetrying, &next
+		return rec
+	}
+	rec.Status, rec.Exhausted = domain.DeliveryFailed, true
+	return rec
+}

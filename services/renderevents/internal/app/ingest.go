@@ -1,0 +1,265 @@
+// Package app holds the use cases of the render-events service: folding consumed events
+// into the read models (Ingest), relaying live progress (Hub, ProgressWriter), the read
+// API with its authorization (Queries, Webhooks) and the webhook dispatcher.
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// Consumer is the inbox name under which this service records the events it applied.
+const Consumer = "renderevents"
+
+// JobRef names a job an ingest transaction will touch, with the tenant and time of its
+// first event in the batch (for a job not known yet).
+type JobRef struct {
+	JobID    uuid.UUID
+	TenantID uuid.UUID
+	Time     time.Time
+}
+
+// TimelineEntry is one life-cycle event in a job's timeline.
+type TimelineEntry struct {
+	JobID      uuid.UUID
+	EventID    uuid.UUID
+	EventType  string
+	EventTime  time.Time
+	ReceivedAt time.Time
+	Applied    bool
+	Data       []byte
+}
+
+// EndpointFilter is an enabled endpoint of a tenant that is not suspended.
+type EndpointFilter struct {
+	ID         uuid.UUID
+	TenantID   uuid.UUID
+	EventTypes []string
+}
+
+// IngestTx is what folding events needs from the store, inside one transaction.
+type IngestTx interface {
+	// LockJobs returns the jobs, locked for the transaction (in job_id order); a job not
+	// known yet comes back empty (domain.NewJob).
+	LockJobs(ctx context.Context, refs []JobRef) (map[uuid.UUID]*domain.Job, error)
+	SaveJobs(ctx context.Context, jobs []*domain.Job) error
+	AppendTimeline(ctx context.Context, entries []TimelineEntry) error
+	AddUsage(ctx context.Context, deltas domain.UsageDeltas) error
+	// ApplySnapshot and ApplyIdentity merge a snapshot or identity event into its read
+	// model; the merges are commutative, so order does not matter.
+	ApplySnapshot(ctx context.Context, ev domain.Event) error
+	ApplyIdentity(ctx context.Context, ev domain.Event) error
+	DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]EndpointFilter, error)
+	InsertDeliveries(ctx context.Context, ds []domain.Delivery) error
+	// NotifyJobsChanged tells every instance, when the transaction commits, that the
+	// state of these jobs changed (their SSE streams send a state or terminal frame).
+	NotifyJobsChanged(ctx context.Context, ids []uuid.UUID) error
+}
+
+// IngestStore runs ingest transactions with the inbox: the ids of the applied events are
+// recorded in the same transaction as their effect.
+type IngestStore interface {
+	// ApplyNew records the events of evs not recorded yet and runs fn with them, in one
+	// transaction.
+	ApplyNew(ctx context.Context, consumer string, evs []domain.Event, fn func(ctx context.Context, tx IngestTx, fresh []domain.Event) error) error
+	// ApplyOnce is ApplyNew for one event; applied is false when it was recorded already.
+	ApplyOnce(ctx context.Context, consumer string, ev domain.Event, fn func(ctx context.Context, tx IngestTx) error) (applied bool, err error)
+}
+
+// Ingest folds consumed events into the read models.
+type Ingest struct {
+	store IngestStore
+	// OnDeliveries is called after a commit that queued webhook deliveries (wakes the
+	// dispatcher); may be nil.
+	OnDeliveries func()
+	now          func() time.Time
+}
+
+// NewIngest returns the ingest use case.
+func NewIngest(store IngestStore) *Ingest {
+	return &Ingest{store: store, now: time.Now}
+}
+
+// ErrPoison marks an event that is valid on its own but cannot be applied (e.g. a job
+// event of another tenant): no retry helps, it belongs in the dead-letter queue.
+var ErrPoison = errors.New("event cannot be applied")
+
+// ApplyBatch applies the events not applied yet in one transaction, in the given order.
+func (in *Ingest) ApplyBatch(ctx context.Context, evs []domain.Event) error {
+	queued := 0
+	err := in.store.ApplyNew(ctx, Consumer, evs, func(ctx context.Context, tx IngestTx, fresh []domain.Event) error {
+		n, err := in.apply(ctx, tx, fresh)
+		queued = n
+		return err
+	})
+	if err == nil && queued > 0 && in.OnDeliveries != nil {
+		in.OnDeliveries()
+	}
+	return err
+}
+
+// ApplyOne applies one event unless it was applied already (the fallback when a batch
+// fails, so that one bad event is isolated).
+func (in *Ingest) ApplyOne(ctx context.Context, ev domain.Event) error {
+	queued := 0
+	_, err := in.store.ApplyOnce(ctx, Consumer, ev, func(ctx context.Context, tx IngestTx) error {
+		n, err := in.apply(ctx, tx, []domain.Event{ev})
+		queued = n
+		return err
+	})
+	if err == nil && queued > 0 && in.OnDeliveries != nil {
+		in.OnDeliveries()
+	}
+	return err
+}
+
+// apply folds fresh events and returns the number of webhook deliveries queued.
+func (in *Ingest) apply(ctx context.Context, tx IngestTx, fresh []domain.Event) (int, error) {
+	now := in.now().UTC()
+	var refs []JobRef
+	seen := map[uuid.UUID]bool{}
+	for _, ev := range fresh {
+		if id, ok := ev.JobID(); ok && ev.IsLifecycle() && !seen[id] {
+			seen[id] = true
+			refs = append(refs, JobRef{JobID: id, TenantID: ev.TenantID, Time: ev.Time})
+		}
+	}
+	jobs := map[uuid.UUID]*domain.Job{}
+	if len(refs) > 0 {
+		var err error
+		if jobs, err = tx.LockJobs(ctx, refs); err != nil {
+			return 0, err
+		}
+	}
+	deltas := domain.UsageDeltas{}
+	var (
+		timeline []TimelineEntry
+		changed  []uuid.UUID
+		tenants  []uuid.UUID
+	)
+	for _, ev := range fresh {
+		switch {
+		case ev.IsLifecycle():
+			id, _ := ev.JobID()
+			job := jobs[id]
+			out, err := job.Apply(ev)
+			if err != nil {
+				return 0, errors.Join(ErrPoison, err)
+			}
+			timeline = append(timeline, TimelineEntry{JobID: id, EventID: ev.ID, EventType: ev.Type,
+				EventTime: ev.Time, ReceivedAt: now, Applied: out.Applied, Data: ev.Data})
+			if out.Applied {
+				changed = append(changed, id)
+			}
+			if out.Terminal {
+				deltas.CountTerminal(ev, job)
+			}
+		case ev.Type == events.RenderSnapshotRequestedV1, ev.Type == events.RenderSnapshotReadyV1:
+			if err := tx.ApplySnapshot(ctx, ev); err != nil {
+				return 0, err
+			}
+		case isIdentity(ev.Type):
+			if err := tx.ApplyIdentity(ctx, ev); err != nil {
+				return 0, err
+			}
+			deltas.CountPayment(ev)
+		default:
+			continue // not ours (e.g. content events bound by a broad key): no delivery either
+		}
+		if !slices.Contains(tenants, ev.TenantID) {
+			tenants = append(tenants, ev.TenantID)
+		}
+	}
+	if len(jobs) > 0 {
+		list := make([]*domain.Job, 0, len(jobs))
+		for _, j := range jobs {
+			list = append(list, j)
+		}
+		slices.SortFunc(list, func(a, b *domain.Job) int { return compareUUID(a.ID, b.ID) })
+		if err := tx.SaveJobs(ctx, list); err != nil {
+			return 0, err
+		}
+	}
+	if len(timeline) > 0 {
+		if err := tx.AppendTimeline(ctx, timeline); err != nil {
+			return 0, err
+		}
+	}
+	if len(deltas) > 0 {
+		if err := tx.AddUsage(ctx, deltas); err != nil {
+			return 0, err
+		}
+	}
+	n, err := in.queueDeliveries(ctx, tx, fresh, tenants, now)
+	if err != nil {
+		return 0, err
+	}
+	if len(changed) > 0 {
+		if err := tx.NotifyJobsChanged(ctx, changed); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
+func (in *Ingest) queueDeliveries(ctx context.Context, tx IngestTx, fresh []domain.Event, tenants []uuid.UUID, now time.Time) (int, error) {
+	if len(tenants) == 0 {
+		return 0, nil
+	}
+	endpoints, err := tx.DeliverableEndpoints(ctx, tenants)
+	if err != nil || len(endpoints) == 0 {
+		return 0, err
+	}
+	var ds []domain.Delivery
+	for _, ev := range fresh {
+		if !ev.IsLifecycle() && !isIdentity(ev.Type) && ev.Type != events.RenderSnapshotRequestedV1 && ev.Type != events.RenderSnapshotReadyV1 {
+			continue
+		}
+		for _, ep := range endpoints {
+			if ep.TenantID != ev.TenantID || !domain.MatchesEventType(ep.EventTypes, ev.Type) {
+				continue
+			}
+			id, err := uuid.NewV7()
+			if err != nil {
+				return 0, err
+			}
+			next := now
+			ds = append(ds, domain.Delivery{ID: id, EndpointID: ep.ID, TenantID: ev.TenantID, EventID: ev.ID,
+				EventType: ev.Type, Body: ev.Body, Status: domain.DeliveryPending, NextAttemptAt: &next, CreatedAt: now})
+		}
+	}
+	if len(ds) == 0 {
+		return 0, nil
+	}
+	return len(ds), tx.InsertDeliveries(ctx, ds)
+}
+
+func isIdentity(eventType string) bool {
+	switch eventType {
+	case events.IdentityUserRegisteredV1, events.IdentityUserEmailVerifiedV1, events.IdentityUserBannedV1,
+		events.IdentityTenantCreatedV1, events.IdentityTenantSuspendedV1, events.IdentityPlanActivatedV1,
+		events.IdentityPlanExpiredV1, events.IdentityPaymentSucceededV1, events.IdentityPaymentFailedV1,
+		events.IdentityPaymentRefundedV1, events.IdentityApiKeyCreatedV1, events.IdentityApiKeyRevokedV1:
+		return true
+	}
+	return false
+}
+
+func compareUUID(a, b uuid.UUID) int {
+	for i := range a {
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
+		}
+	}
+	return 0
+}

@@ -1,0 +1,326 @@
+package app
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// JobFilter selects render jobs.
+type JobFilter struct {
+	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
+	UserID         *uuid.UUID `json:"user_id,omitempty"`
+	State          *string    `json:"state,omitempty"`
+	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
+	From           *time.Time `json:"from,omitempty"`
+	To             *time.Time `json:"to,omitempty"`
+}
+
+// SnapshotFilter selects snapshots.
+type SnapshotFilter struct {
+	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
+	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
+	State          *string    `json:"state,omitempty"`
+}
+
+// ReadStore is what the read API needs from the store. Lists return up to Page.Limit+1
+// rows after Page.After.
+type ReadStore interface {
+	GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error)
+	ListJobs(ctx context.Context, f JobFilter, p Page) ([]*domain.Job, error)
+	Timeline(ctx context.Context, jobID uuid.UUID) ([]TimelineEntry, error)
+	GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error)
+	ListSnapshots(ctx context.Context, f SnapshotFilter, now time.Time, p Page) ([]domain.Snapshot, error)
+	GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error)
+	ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p Page) ([]domain.Tenant, error)
+	ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p Page) ([]domain.APIKey, error)
+	GetUser(ctx context.Context, id uuid.UUID) (domain.User, error)
+	ListUsage(ctx context.Context, period domain.Period, first, last time.Time, tenant *uuid.UUID) ([]domain.UsageRow, error)
+	ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p Page) ([]domain.RefundDue, error)
+}
+
+// Queries answers the read API.
+type Queries struct {
+	store ReadStore
+	now   func() time.Time
+}
+
+// NewQueries returns the read use cases.
+func NewQueries(store ReadStore) *Queries { return &Queries{store: store, now: time.Now} }
+
+// Now is the clock the read models are judged by (snapshot expiry, bans).
+func (q *Queries) Now() time.Time { return q.now().UTC() }
+
+// ListParams are the common parameters of a list request.
+type ListParams struct {
+	TenantID *uuid.UUID
+	Cursor   *string
+	Limit    *int
+}
+
+// GetJob returns a job the caller may see.
+func (q *Queries) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
+	a, err := caller(ctx, nil, false)
+	if err != nil {
+		return nil, err
+	}
+	j, err := q.store.GetJob(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	if !a.sees(j.TenantID) {
+		return nil, notFound("render job")
+	}
+	return j, nil
+}
+
+// ListJobs lists jobs newest first.
+func (q *Queries) ListJobs(ctx context.Context, lp ListParams, f JobFilter) ([]*domain.Job, *string, error) {
+	a, err := caller(ctx, lp.TenantID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.TenantID = a.tenant
+	p, fp, err := page(lp.Limit, lp.Cursor, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.store.ListJobs(ctx, f, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		last := rows[len(rows)-1]
+		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	}
+	return rows, nextCursor(more, fp, key), nil
+}
+
+// Timeline returns the life-cycle events of a job the caller may see.
+func (q *Queries) Timeline(ctx context.Context, id uuid.UUID) ([]TimelineEntry, error) {
+	if _, err := q.GetJob(ctx, id); err != nil {
+		return nil, err
+	}
+	return q.store.Timeline(ctx, id)
+}
+
+// GetSnapshot returns a snapshot the caller may see.
+func (q *Queries) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error) {
+	a, err := caller(ctx, nil, false)
+	if err != nil {
+		return domain.Snapshot{}, err
+	}
+	s, err := q.store.GetSnapshot(ctx, id)
+	if err != nil {
+		return domain.Snapshot{}, err
+	}
+	if !a.sees(s.TenantID) {
+		return domain.Snapshot{}, notFound("snapshot")
+	}
+	return s, nil
+}
+
+// ListSnapshots lists snapshots newest first.
+func (q *Queries) ListSnapshots(ctx context.Context, lp ListParams, f SnapshotFilter) ([]domain.Snapshot, *string, error) {
+	a, err := caller(ctx, lp.TenantID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	f.TenantID = a.tenant
+	p, fp, err := page(lp.Limit, lp.Cursor, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.store.ListSnapshots(ctx, f, q.Now(), p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		last := rows[len(rows)-1]
+		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	}
+	return rows, nextCursor(more, fp, key), nil
+}
+
+// GetTenant returns a tenant the caller may see.
+func (q *Queries) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error) {
+	a, err := caller(ctx, nil, false)
+	if err != nil {
+		return domain.Tenant{}, err
+	}
+	if !a.sees(id) {
+		return domain.Tenant{}, notFound("tenant")
+	}
+	return q.store.GetTenant(ctx, id)
+}
+
+// ListTenants lists tenants by slug; a caller bound to a tenant sees only its own.
+func (q *Queries) ListTenants(ctx context.Context, lp ListParams, suspended *bool) ([]domain.Tenant, *string, error) {
+	a, err := caller(ctx, nil, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	filters := struct {
+		T *uuid.UUID `json:"t,omitempty"`
+		S *bool      `json:"s,omitempty"`
+	}{a.tenant, suspended}
+	p, fp, err := page(lp.Limit, lp.Cursor, filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.store.ListTenants(ctx, a.tenant, suspended, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		last := rows[len(rows)-1]
+		key = CursorKey{Text: &last.Slug, ID: last.ID}
+	}
+	return rows, nextCursor(more, fp, key), nil
+}
+
+// ListAPIKeys lists the API keys of a tenant the caller may see, newest first.
+func (q *Queries) ListAPIKeys(ctx context.Context, tenant uuid.UUID, lp ListParams, revoked *bool) ([]domain.APIKey, *string, error) {
+	if _, err := q.GetTenant(ctx, tenant); err != nil {
+		return nil, nil, err
+	}
+	filters := struct {
+		T uuid.UUID `json:"t"`
+		R *bool     `json:"r,omitempty"`
+	}{tenant, revoked}
+	p, fp, err := page(lp.Limit, lp.Cursor, filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.store.ListAPIKeys(ctx, tenant, revoked, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		last := rows[len(rows)-1]
+		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	}
+	return rows, nextCursor(more, fp, key), nil
+}
+
+// GetUser returns a user the caller may see.
+func (q *Queries) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) {
+	a, err := caller(ctx, nil, false)
+	if err != nil {
+		return domain.User{}, err
+	}
+	u, err := q.store.GetUser(ctx, id)
+	if err != nil {
+		return domain.User{}, err
+	}
+	if !a.sees(u.TenantID) {
+		return domain.User{}, notFound("user")
+	}
+	return u, nil
+}
+
+// Usage bounds.
+const (
+	DefaultUsageDays   = 30
+	MaxUsageDays       = 366
+	DefaultUsageMonths = 12
+	MaxUsageMonths     = 120
+)
+
+// DailyUsage lists usage per tenant and UTC day in [from, to] (dates at 00:00 UTC);
+// defaults: the last 30 days up to today.
+func (q *Queries) DailyUsage(ctx context.Context, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
+	a, err := caller(ctx, tenant, false)
+	if err != nil {
+		return nil, err
+	}
+	today := truncateDay(q.Now())
+	last := today
+	if to != nil {
+		last = truncateDay(*to)
+	}
+	first := last.AddDate(0, 0, -(DefaultUsageDays - 1))
+	if from != nil {
+		first = truncateDay(*from)
+	}
+	if first.After(last) {
+		return nil, errs.InvalidFields(errs.Field("query.from", "must not be after to"))
+	}
+	if days := int(last.Sub(first).Hours()/24) + 1; days > MaxUsageDays {
+		return nil, errs.InvalidFields(errs.Field("query.from", "the period is longer than 366 days"))
+	}
+	return q.store.ListUsage(ctx, domain.PeriodDay, first, last, a.tenant)
+}
+
+// MonthlyUsage lists usage per tenant and UTC month in [from, to] (first days of months);
+// defaults: the last 12 months up to the current one.
+func (q *Queries) MonthlyUsage(ctx context.Context, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
+	a, err := caller(ctx, tenant, false)
+	if err != nil {
+		return nil, err
+	}
+	now := q.Now()
+	last := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC)
+	if to != nil {
+		last = *to
+	}
+	first := last.AddDate(0, -(DefaultUsageMonths - 1), 0)
+	if from != nil {
+		first = *from
+	}
+	if first.After(last) {
+		return nil, errs.InvalidFields(errs.Field("query.from", "must not be after to"))
+	}
+	months := (last.Year()-first.Year())*12 + int(last.Month()-first.Month()) + 1
+	if months > MaxUsageMonths {
+		return nil, errs.InvalidFields(errs.Field("query.from", "the period is longer than 120 months"))
+	}
+	return q.store.ListUsage(ctx, domain.PeriodMonth, first, last, a.tenant)
+}
+
+// ListRefunds lists refunds due (status due, settled or all), oldest first.
+func (q *Queries) ListRefunds(ctx context.Context, lp ListParams, status string) ([]domain.RefundDue, *string, error) {
+	a, err := caller(ctx, lp.TenantID, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	if status == "" {
+		status = "due"
+	}
+	filters := struct {
+		T *uuid.UUID `json:"t,omitempty"`
+		S string     `json:"s"`
+	}{a.tenant, status}
+	p, fp, err := page(lp.Limit, lp.Cursor, filters)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, err := q.store.ListRefunds(ctx, a.tenant, status, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		last := rows[len(rows)-1]
+		key = CursorKey{Time: &last.DueSince, ID: last.JobID}
+	}
+	return rows, nextCursor(more, fp, key), nil
+}
+
+func truncateDay(t time.Time) time.Time {
+	t = t.UTC()
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}

@@ -1,0 +1,54 @@
+package broker
+
+import (
+	"context"
+	"log/slog"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// ProgressSink receives the progress ticks this instance hears (the hub and the coalescing
+// writer).
+type ProgressSink func(p domain.Progress)
+
+// ProgressConsumer reads this instance's own auto-delete queue on the progress fanout
+// exchange (pkg/bus), so every instance hears every job's ticks.
+type ProgressConsumer struct {
+	router *message.Router
+}
+
+// NewProgressConsumer wires a watermill router (retries, dead letters, metrics from
+// pkg/bus) to sink. Schema-invalid ticks are dead-lettered.
+func NewProgressConsumer(cfg bus.Config, deadLetters message.Publisher, metrics bus.Metrics, sink ProgressSink, log *slog.Logger) (*ProgressConsumer, error) {
+	sub, err := bus.NewProgressSubscriber(cfg, log)
+	if err != nil {
+		return nil, err
+	}
+	router, err := bus.NewRouter(cfg, deadLetters, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	bus.Consume(router, cfg.Service+".progress", sub, bus.Handlers{
+		events.RenderJobProgressV1: func(_ context.Context, env bus.Envelope) error {
+			payload, err := events.Decode(env.EventType, env.Data)
+			if err != nil {
+				return bus.Permanent(err)
+			}
+			p, _ := domain.ProgressOf(domain.Event{ID: env.EventID, Type: env.EventType, Time: env.EventTime.UTC(),
+				TenantID: env.TenantID, Data: env.Data, Payload: payload})
+			sink(p)
+			return nil
+		},
+	})
+	return &ProgressConsumer{router: router}, nil
+}
+
+// Running is closed once the progress queue is consumed.
+func (c *ProgressConsumer) Running() <-chan struct{} { return c.router.Running() }
+
+// Run consumes until ctx ends.
+func (c *ProgressConsumer) Run(ctx context.Context) error { return c.router.Run(ctx) }

@@ -1,0 +1,327 @@
+package domain
+
+import (
+	"errors"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+)
+
+// JobState is the life-cycle state of a render job. It only moves forward:
+// queued < started < completed | failed | cancelled.
+type JobState string
+
+// The job states; StateNone is a job no life-cycle event has been applied to yet.
+const (
+	StateNone      JobState = ""
+	StateQueued    JobState = "queued"
+	StateStarted   JobState = "started"
+	StateCompleted JobState = "completed"
+	StateFailed    JobState = "failed"
+	StateCancelled JobState = "cancelled"
+)
+
+// Rank orders the states: 0 none, 1 queued, 2 started, 3 terminal.
+func (s JobState) Rank() int {
+	switch s {
+	case StateQueued:
+		return 1
+	case StateStarted:
+		return 2
+	case StateCompleted, StateFailed, StateCancelled:
+		return 3
+	}
+	return 0
+}
+
+// Terminal reports whether s is final.
+func (s JobState) Terminal() bool { return s.Rank() == 3 }
+
+// Sources of node_ids: a terminal event's list wins over the started one's.
+const (
+	nodesUnknown  = 0
+	nodesStarted  = 1
+	nodesTerminal = 2
+)
+
+// Job is the read model of a render job as its events describe it.
+type Job struct {
+	ID                uuid.UUID
+	TenantID          uuid.UUID
+	UserID            *uuid.UUID
+	State             JobState
+	Step              *string
+	Progress          int
+	SavedProjectID    *uuid.UUID
+	OriginalProjectID *uuid.UUID
+	PriorityQueue     *string
+	PriorityScore     *int
+	PriceType         *string
+	PaidPriceMinor    *int64
+	PaymentID         *uuid.UUID
+	Region            *string
+	Resolution        *string
+	DurationSec       *float64
+	NodeIDs           []uuid.UUID
+	NodeIDsSource     int
+	CurrentFrame      *int
+	TotalFrames       *int
+	EtaSeconds        *int
+	RefundRequired    *bool
+	CancelledByUserID *uuid.UUID
+	CancelledAtStep   *string
+	Output            *JobOutput
+	Error             *JobError
+	TerminalEventID   *uuid.UUID
+	ProgressAt        *time.Time
+	CreatedAt         time.Time
+	QueuedAt          *time.Time
+	StartedAt         *time.Time
+	FinishedAt        *time.Time
+	UpdatedAt         time.Time
+}
+
+// JobOutput is the export of a completed job.
+type JobOutput struct {
+	ExportID             uuid.UUID
+	OutputURL            string
+	DurationSec          float64
+	SizeBytes            int64
+	ThumbnailURL         *string
+	Width                *int
+	Height               *int
+	RenderComputeSeconds *int
+}
+
+// JobError says why a job failed.
+type JobError struct {
+	FailedAtStep string
+	ErrorMessage string
+	ErrorCode    *string
+	RetryCount   *int
+}
+
+// ErrTenantMismatch marks a job event whose tenant differs from the job's: a poison
+// message that no retry fixes.
+var ErrTenantMismatch = errors.New("the event's tenant_id differs from the job's tenant")
+
+// Outcome says what applying one event did to a job.
+type Outcome struct {
+	// Applied is true when the event advanced the job's state (it is then shown as applied
+	// in the timeline). A late event (its state is not above the job's) is not applied; it
+	// only fills facts still unknown, so the read model converges whatever the order.
+	Applied bool
+	// Terminal is true when this event made the job terminal (first terminal wins).
+	Terminal bool
+}
+
+// NewJob returns the empty read model of a job first seen in an event of tenant at t.
+func NewJob(id, tenant uuid.UUID, t time.Time) *Job {
+	return &Job{ID: id, TenantID: tenant, State: StateNone, CreatedAt: t, UpdatedAt: t}
+}
+
+// Apply folds one life-cycle event into the job. The rules, chosen so that any order and
+// any number of duplicates of the same events give the same job:
+//
+//   - state only moves forward; the first terminal event to arrive is final, a second
+//     terminal (of any kind) changes nothing;
+//   - render.job.queued.v1 owns what it carries (project, queue, price, region, resolution,
+//     duration, payment): its values replace those filled in by other events;
+//   - other events fill facts still unknown (user, payment = correlation_id, project, price),
+//     whether or not they advance the state, so a late started still tells started_at;
+//   - node_ids come from the terminal event when it lists nodes, else from started;
+//   - step and progress follow the state: Queued on queued, Done/100 on completed,
+//     failed_at_step on failed, cancelled_at_step (when a step value) on cancelled;
+//   - created_at is the earliest and updated_at the latest event_time of the job.
+func (j *Job) Apply(ev Event) (Outcome, error) {
+	if j.State != StateNone && ev.TenantID != j.TenantID {
+		return Outcome{}, ErrTenantMismatch
+	}
+	if j.State == StateNone {
+		j.TenantID = ev.TenantID
+	}
+	if ev.Time.Before(j.CreatedAt) {
+		j.CreatedAt = ev.Time
+	}
+	if ev.Time.After(j.UpdatedAt) {
+		j.UpdatedAt = ev.Time
+	}
+	var out Outcome
+	switch p := ev.Payload.(type) {
+	case events.RenderJobQueuedV1Payload:
+		out.Applied = j.advance(StateQueued)
+		j.applyQueued(ev, p)
+	case events.RenderJobStartedV1Payload:
+		out.Applied = j.advance(StateStarted)
+		j.applyStarted(ev, p)
+	case events.RenderJobCompletedV1Payload:
+		if out.Applied = j.advance(StateCompleted); out.Applied {
+			j.applyCompleted(ev, p)
+		}
+	case events.RenderJobFailedV1Payload:
+		if out.Applied = j.advance(StateFailed); out.Applied {
+			j.applyFailed(ev, p)
+		}
+	case events.RenderJobCancelledV1Payload:
+		if out.Applied = j.advance(StateCancelled); out.Applied {
+			j.applyCancelled(ev, p)
+		}
+	default:
+		return Outcome{}, errors.New("not a render job life-cycle event: " + ev.Type)
+	}
+	if out.Applied && j.State.Terminal() {
+		out.Terminal = true
+		id := ev.ID
+		j.TerminalEventID = &id
+		t := ev.Time
+		j.FinishedAt = &t
+	}
+	return out, nil
+}
+
+// advance moves the job to s if s is above its state.
+func (j *Job) advance(s JobState) bool {
+	if s.Rank() <= j.State.Rank() {
+		return false
+	}
+	j.State = s
+	return true
+}
+
+func (j *Job) fillEnvelope(ev Event) {
+	fill(&j.UserID, ev.UserID)
+	fill(&j.PaymentID, ev.CorrelationID)
+}
+
+func (j *Job) applyQueued(ev Event, p events.RenderJobQueuedV1Payload) {
+	override(&j.UserID, ev.UserID)
+	override(&j.PaymentID, ev.CorrelationID)
+	t := ev.Time
+	j.QueuedAt = &t
+	j.SavedProjectID = ptr(p.SavedProjectID)
+	override(&j.OriginalProjectID, p.OriginalProjectID)
+	j.PriorityQueue = ptr(string(p.PriorityQueue))
+	override(&j.PriorityScore, p.PriorityScore)
+	j.PriceType = ptr(string(p.PriceType))
+	override(&j.PaidPriceMinor, p.PaidPriceMinor)
+	j.Region = ptr(p.Region)
+	override(&j.Resolution, p.Resolution)
+	override(&j.DurationSec, p.DurationSec)
+	fill(&j.Step, ptr(string(events.StepQueued)))
+}
+
+func (j *Job) applyStarted(ev Event, p events.RenderJobStartedV1Payload) {
+	j.fillEnvelope(ev)
+	if t := p.StartedAt.UTC(); j.StartedAt == nil || t.Before(*j.StartedAt) {
+		j.StartedAt = &t
+	}
+	fill(&j.Region, p.Region)
+	fill(&j.TotalFrames, p.TotalFrames)
+	j.setNodes(p.NodeIDs, nodesStarted)
+}
+
+func (j *Job) applyCompleted(ev Event, p events.RenderJobCompletedV1Payload) {
+	j.fillEnvelope(ev)
+	fill(&j.SavedProjectID, p.SavedProjectID)
+	fill(&j.OriginalProjectID, p.OriginalProjectID)
+	fill(&j.Resolution, p.Resolution)
+	fill(&j.DurationSec, &p.DurationSec)
+	fill(&j.PriceType, p.PriceType)
+	fill(&j.PaidPriceMinor, p.PaidPriceMinor)
+	j.setNodes(p.NodeIDsUsed, nodesTerminal)
+	j.Step = ptr(string(events.StepDone))
+	j.Progress = 100
+	j.Output = &JobOutput{
+		ExportID: p.ExportID, OutputURL: p.OutputURL, DurationSec: p.DurationSec, SizeBytes: p.SizeBytes,
+		ThumbnailURL: p.ThumbnailURL, Width: p.Width, Height: p.Height, RenderComputeSeconds: p.RenderComputeSeconds,
+	}
+}
+
+func (j *Job) applyFailed(ev Event, p events.RenderJobFailedV1Payload) {
+	j.fillEnvelope(ev)
+	fill(&j.SavedProjectID, p.SavedProjectID)
+	fill(&j.PriceType, p.PriceType)
+	fill(&j.PaidPriceMinor, p.PaidPriceMinor)
+	j.setNodes(p.NodeIDsAttempted, nodesTerminal)
+	j.Step = ptr(string(p.FailedAtStep))
+	j.RefundRequired = ptr(p.RefundRequired)
+	j.Error = &JobError{FailedAtStep: string(p.FailedAtStep), ErrorMessage: p.ErrorMessage, ErrorCode: p.ErrorCode, RetryCount: p.RetryCount}
+}
+
+func (j *Job) applyCancelled(ev Event, p events.RenderJobCancelledV1Payload) {
+	j.fillEnvelope(ev)
+	j.CancelledByUserID = ptr(p.CancelledByUserID)
+	j.RefundRequired = ptr(p.RefundRequired)
+	if p.CancelledAtStep != nil && events.Step(*p.CancelledAtStep).Valid() {
+		j.CancelledAtStep = ptr(*p.CancelledAtStep)
+		j.Step = ptr(*p.CancelledAtStep)
+	}
+	if p.ProgressWhenCancelled != nil {
+		j.Progress = clampProgress(*p.ProgressWhenCancelled)
+	}
+}
+
+func (j *Job) setNodes(ids []uuid.UUID, source int) {
+	if len(ids) == 0 || source < j.NodeIDsSource {
+		return
+	}
+	j.NodeIDs = slices.Clone(ids)
+	j.NodeIDsSource = source
+}
+
+// Progress is one render.job.progress.v1 tick.
+type Progress struct {
+	JobID        uuid.UUID
+	TenantID     uuid.UUID
+	Step         string
+	Progress     int
+	CurrentFrame *int
+	TotalFrames  *int
+	EtaSeconds   *int
+	Message      *string
+	EventTime    time.Time
+}
+
+// ProgressOf reads a progress tick from its event.
+func ProgressOf(ev Event) (Progress, bool) {
+	p, ok := ev.Payload.(events.RenderJobProgressV1Payload)
+	if !ok {
+		return Progress{}, false
+	}
+	return Progress{
+		JobID: p.RenderJobID, TenantID: ev.TenantID, Step: string(p.Step), Progress: clampProgress(p.Progress),
+		CurrentFrame: p.CurrentFrame, TotalFrames: p.TotalFrames, EtaSeconds: p.EtaSeconds, Message: p.Message,
+		EventTime: ev.Time,
+	}, true
+}
+
+// Newer reports whether p is a later tick than q (ties by progress).
+func (p Progress) Newer(q Progress) bool {
+	if !p.EventTime.Equal(q.EventTime) {
+		return p.EventTime.After(q.EventTime)
+	}
+	return p.Progress >= q.Progress
+}
+
+func clampProgress(n int) int { return max(0, min(100, n)) }
+
+func ptr[T any](v T) *T { return &v }
+
+// fill sets *dst to src when dst is unknown and src is known.
+func fill[T any](dst **T, src *T) {
+	if *dst == nil && src != nil {
+		v := *src
+		*dst = &v
+	}
+}
+
+// override sets *dst to src when src is known.
+func override[T any](dst **T, src *T) {
+	if src != nil {
+		v := *src
+		*dst = &v
+	}
+}

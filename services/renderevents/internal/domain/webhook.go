@@ -1,0 +1,282 @@
+package domain
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	mrand "math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/errs"
+)
+
+// Webhook rules (Standard Webhooks).
+const (
+	// SecretPrefix starts every signing secret; the rest is base64 of the key.
+	SecretPrefix = "whsec_"
+	// SecretOverlap is how long the previous secret still signs after a rotation.
+	SecretOverlap = 24 * time.Hour
+	// DisableAfterFailures is the number of deliveries in a row that failed after all
+	// their retries after which an endpoint is disabled.
+	DisableAfterFailures = 10
+	// MaxEventTypes bounds an endpoint's filter.
+	MaxEventTypes = 50
+)
+
+// DefaultRetrySchedule is the pause before each retry after a failed attempt: 8 attempts
+// over about a day.
+var DefaultRetrySchedule = []time.Duration{
+	5 * time.Second, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 5 * time.Hour, 10 * time.Hour, 10 * time.Hour,
+}
+
+// DeliveryStatus is the state of one delivery of an event to an endpoint.
+type DeliveryStatus string
+
+// Delivery states.
+const (
+	DeliveryPending   DeliveryStatus = "pending"
+	DeliveryRetrying  DeliveryStatus = "retrying"
+	DeliverySucceeded DeliveryStatus = "succeeded"
+	DeliveryFailed    DeliveryStatus = "failed"
+)
+
+// Endpoint is a tenant's webhook endpoint. Secret and PreviousSecret are the plain
+// signing secrets ("whsec_..."): they leave the service only in the create and rotate
+// answers.
+type Endpoint struct {
+	ID                      uuid.UUID
+	TenantID                uuid.UUID
+	URL                     string
+	EventTypes              []string
+	Description             string
+	Enabled                 bool
+	DisabledReason          *string
+	Secret                  string
+	PreviousSecret          string
+	PreviousSecretExpiresAt *time.Time
+	SecretRotatedAt         *time.Time
+	ConsecutiveFailures     int
+	CreatedAt               time.Time
+	UpdatedAt               time.Time
+}
+
+// SigningSecrets are the secrets that sign a delivery at now: the current one first, then
+// the previous one during the rotation overlap.
+func (e Endpoint) SigningSecrets(now time.Time) []string {
+	out := []string{e.Secret}
+	if e.PreviousSecret != "" && e.PreviousSecretExpiresAt != nil && now.Before(*e.PreviousSecretExpiresAt) {
+		out = append(out, e.PreviousSecret)
+	}
+	return out
+}
+
+// Delivery is one delivery of an event to an endpoint.
+type Delivery struct {
+	ID            uuid.UUID
+	EndpointID    uuid.UUID
+	TenantID      uuid.UUID
+	EventID       uuid.UUID
+	EventType     string
+	Body          []byte
+	Status        DeliveryStatus
+	Attempts      int
+	ResponseCode  *int
+	LatencyMS     *int
+	LastError     *string
+	NextAttemptAt *time.Time
+	LastAttemptAt *time.Time
+	ReplayOf      *uuid.UUID
+	CreatedAt     time.Time
+}
+
+// NewSecret returns a fresh signing secret: whsec_ + base64 of 32 random bytes.
+func NewSecret() (string, error) {
+	b := make([]byte, 32)
+	if _, err := rand.Read(b); err != nil {
+		return "", err
+	}
+	return SecretPrefix + base64.StdEncoding.EncodeToString(b), nil
+}
+
+// secretKey is the HMAC key of a secret: the base64-decoded part after whsec_.
+func secretKey(secret string) ([]byte, error) {
+	raw, ok := strings.CutPrefix(secret, SecretPrefix)
+	if !ok {
+		return nil, errors.New("webhook secret must start with " + SecretPrefix)
+	}
+	return base64.StdEncoding.DecodeString(raw)
+}
+
+// Sign returns the Standard Webhooks signature "v1,<base64 HMAC-SHA256>" of
+// "{msgID}.{timestamp}.{body}" under secret.
+func Sign(secret, msgID string, timestamp time.Time, body []byte) (string, error) {
+	key, err := secretKey(secret)
+	if err != nil {
+		return "", err
+	}
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(msgID))
+	mac.Write([]byte("."))
+	mac.Write([]byte(strconv.FormatInt(timestamp.Unix(), 10)))
+	mac.Write([]byte("."))
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil)), nil
+}
+
+// SignatureHeader is the webhook-signature header value: one signature per secret,
+// space-separated, in the order given (current secret first).
+func SignatureHeader(secrets []string, msgID string, timestamp time.Time, body []byte) (string, error) {
+	sigs := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		sig, err := Sign(s, msgID, timestamp, body)
+		if err != nil {
+			return "", err
+		}
+		sigs = append(sigs, sig)
+	}
+	return strings.Join(sigs, " "), nil
+}
+
+// Verify checks a webhook-signature header against secret, as a receiver does: true when
+// any of its v1 signatures matches.
+func Verify(secret, msgID string, timestamp time.Time, body []byte, header string) bool {
+	want, err := Sign(secret, msgID, timestamp, body)
+	if err != nil {
+		return false
+	}
+	for _, sig := range strings.Fields(header) {
+		if hmac.Equal([]byte(sig), []byte(want)) {
+			return true
+		}
+	}
+	return false
+}
+
+var eventTypePattern = regexp.MustCompile(`^(\*|[a-z0-9_]+(\.[a-z0-9_]+)*(\.\*)?)$`)
+
+// ValidateEventTypes checks an endpoint's filter: 1 to 50 entries, each an event name, a
+// prefix ending in ".*", or "*".
+func ValidateEventTypes(field string, types []string) error {
+	if len(types) == 0 || len(types) > MaxEventTypes {
+		return errs.InvalidFields(errs.Field(field, fmt.Sprintf("must list 1 to %d event types", MaxEventTypes)))
+	}
+	for i, t := range types {
+		if !eventTypePattern.MatchString(t) {
+			return errs.InvalidFields(errs.Field(fmt.Sprintf("%s[%d]", field, i), "must be an event name, a prefix ending in .* or *"))
+		}
+	}
+	return nil
+}
+
+// MatchesEventType reports whether an endpoint with filter types receives eventType.
+// Progress ticks are never delivered.
+func MatchesEventType(types []string, eventType string) bool {
+	if eventType == events.RenderJobProgressV1 {
+		return false
+	}
+	for _, t := range types {
+		switch {
+		case t == "*", t == eventType:
+			return true
+		case strings.HasSuffix(t, ".*") && strings.HasPrefix(eventType, strings.TrimSuffix(t, "*")):
+			return true
+		}
+	}
+	return false
+}
+
+// RetryPolicy says when a failed delivery is tried again.
+type RetryPolicy struct {
+	// Schedule holds the pause before each retry; its length + 1 is the number of attempts.
+	Schedule []time.Duration
+}
+
+// MaxAttempts is the number of attempts before a delivery fails for good.
+func (p RetryPolicy) MaxAttempts() int { return len(p.Schedule) + 1 }
+
+// NextDelay returns the pause after the attempts-th failed attempt, with jitter (uniform
+// in [d/2, 3d/2), so that retries of many deliveries spread out around the schedule);
+// ok is false when no attempt is left.
+func (p RetryPolicy) NextDelay(attempts int) (time.Duration, bool) {
+	if attempts < 1 || attempts > len(p.Schedule) {
+		return 0, false
+	}
+	d := p.Schedule[attempts-1]
+	if d <= 0 {
+		return 0, true
+	}
+	return d/2 + mrand.N(d), true
+}
+
+// SecretBox seals signing secrets at rest with AES-256-GCM under a key from the
+// environment; with no key they are stored as they are (development only).
+type SecretBox struct {
+	aead cipher.AEAD
+}
+
+// sealedPrefix marks a sealed secret (the version of the sealing scheme).
+const sealedPrefix = "v1:"
+
+// NewSecretBox takes a base64 32-byte key, or "" for no sealing.
+func NewSecretBox(keyBase64 string) (SecretBox, error) {
+	if keyBase64 == "" {
+		return SecretBox{}, nil
+	}
+	key, err := base64.StdEncoding.DecodeString(keyBase64)
+	if err != nil || len(key) != 32 {
+		return SecretBox{}, errors.New("the webhook secret key must be base64 of 32 bytes")
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return SecretBox{}, err
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return SecretBox{}, err
+	}
+	return SecretBox{aead: aead}, nil
+}
+
+// Seal returns the stored form of secret.
+func (b SecretBox) Seal(secret string) ([]byte, error) {
+	if b.aead == nil {
+		return []byte(secret), nil
+	}
+	nonce := make([]byte, b.aead.NonceSize())
+	if _, err := rand.Read(nonce); err != nil {
+		return nil, err
+	}
+	out := append([]byte(sealedPrefix), nonce...)
+	return b.aead.Seal(out, nonce, []byte(secret), nil), nil
+}
+
+// Open returns the secret of its stored form.
+func (b SecretBox) Open(stored []byte) (string, error) {
+	rest, sealed := strings.CutPrefix(string(stored), sealedPrefix)
+	if !sealed {
+		return string(stored), nil
+	}
+	if b.aead == nil {
+		return "", errors.New("a sealed webhook secret needs the secret key")
+	}
+	ns := b.aead.NonceSize()
+	if len(rest) < ns {
+		return "", errors.New("sealed webhook secret is truncated")
+	}
+	plain, err := b.aead.Open(nil, []byte(rest[:ns]), []byte(rest[ns:]), nil)
+	if err != nil {
+		return "", fmt.Errorf("open webhook secret: %w", err)
+	}
+	return string(plain), nil
+}

@@ -1,0 +1,163 @@
+package domain_test
+
+import (
+	"context"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+func TestSignMatchesTheStandardWebhooksReferenceVector(t *testing.T) {
+	// The example of the Standard Webhooks specification.
+	sig, err := domain.Sign("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw", "msg_p5jXN8AQM9LWM0D4loKWxJek",
+		time.Unix(1614265330, 0), []byte(`{"test": 2432232314}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; sig != want {
+		t.Fatalf("signature = %s, want %s", sig, want)
+	}
+}
+
+func TestDuringARotationBothSecretsSignNewestFirst(t *testing.T) {
+	oldSecret, _ := domain.NewSecret()
+	newSecret, _ := domain.NewSecret()
+	now := time.Now()
+	exp := now.Add(domain.SecretOverlap)
+	ep := domain.Endpoint{Secret: newSecret, PreviousSecret: oldSecret, PreviousSecretExpiresAt: &exp}
+	secrets := ep.SigningSecrets(now)
+	header, err := domain.SignatureHeader(secrets, "evt", now, []byte("{}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := strings.Fields(header)
+	if len(parts) != 2 {
+		t.Fatalf("header %q, want two signatures", header)
+	}
+	if !domain.Verify(newSecret, "evt", now, []byte("{}"), parts[0]) || !domain.Verify(oldSecret, "evt", now, []byte("{}"), parts[1]) {
+		t.Errorf("signatures are not new first, old second: %q", header)
+	}
+	if got := ep.SigningSecrets(exp.Add(time.Second)); len(got) != 1 || got[0] != newSecret {
+		t.Errorf("after the overlap the previous secret still signs")
+	}
+}
+
+func TestNewSecretsAreWhsecBase64Of32Bytes(t *testing.T) {
+	s, err := domain.NewSecret()
+	if err != nil || !strings.HasPrefix(s, "whsec_") || len(s) != len("whsec_")+44 {
+		t.Fatalf("secret %q err %v", s, err)
+	}
+}
+
+func TestEventTypeFilters(t *testing.T) {
+	cases := []struct {
+		filter []string
+		event  string
+		want   bool
+	}{
+		{[]string{"*"}, "identity.user.banned.v1", true},
+		{[]string{"render.job.completed.v1"}, "render.job.completed.v1", true},
+		{[]string{"render.job.completed.v1"}, "render.job.failed.v1", false},
+		{[]string{"render.job.*"}, "render.job.failed.v1", true},
+		{[]string{"render.job.*"}, "render.jobs.failed.v1", false},
+		{[]string{"render.*"}, "render.snapshot.ready.v1", true},
+		{[]string{"*"}, "render.job.progress.v1", false},
+	}
+	for _, tc := range cases {
+		if got := domain.MatchesEventType(tc.filter, tc.event); got != tc.want {
+			t.Errorf("%v matches %s = %v, want %v", tc.filter, tc.event, got, tc.want)
+		}
+	}
+	if err := domain.ValidateEventTypes("body.event_types", []string{"render.job.*", "Bad Type"}); errs.KindOf(err) != errs.Invalid {
+		t.Errorf("a malformed filter is accepted: %v", err)
+	}
+	if err := domain.ValidateEventTypes("body.event_types", nil); err == nil {
+		t.Error("an empty filter is accepted")
+	}
+}
+
+func TestRetriesFollowTheScheduleWithJitterThenStop(t *testing.T) {
+	p := domain.RetryPolicy{Schedule: domain.DefaultRetrySchedule}
+	if p.MaxAttempts() != 8 {
+		t.Fatalf("max attempts = %d, want 8", p.MaxAttempts())
+	}
+	for i, base := range domain.DefaultRetrySchedule {
+		d, ok := p.NextDelay(i + 1)
+		if !ok || d < base/2 || d >= base*3/2 {
+			t.Errorf("delay after attempt %d = %v (ok %v), want within [%v, %v)", i+1, d, ok, base/2, base*3/2)
+		}
+	}
+	if _, ok := p.NextDelay(8); ok {
+		t.Error("a ninth attempt is scheduled")
+	}
+}
+
+type fakeResolver map[string][]netip.Addr
+
+func (f fakeResolver) LookupNetIP(_ context.Context, _, host string) ([]netip.Addr, error) {
+	return f[host], nil
+}
+
+func TestOutboundPolicyRefusesInternalAddressesUnlessAllowed(t *testing.T) {
+	strict, _ := domain.NewOutboundPolicy("")
+	dev, err := domain.NewOutboundPolicy("127.0.0.0/8, 10.1.0.0/16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := fakeResolver{
+		"hooks.example.com": {netip.MustParseAddr("93.184.216.34")},
+		"rebind.example":    {netip.MustParseAddr("93.184.216.34"), netip.MustParseAddr("10.0.0.5")},
+		"localhost":         {netip.MustParseAddr("127.0.0.1")},
+	}
+	cases := []struct {
+		policy domain.OutboundPolicy
+		url    string
+		ok     bool
+	}{
+		{strict, "https://hooks.example.com/in", true},
+		{strict, "http://hooks.example.com/in", false},
+		{strict, "https://127.0.0.1/in", false},
+		{strict, "https://localhost:8443/in", false},
+		{strict, "https://169.254.169.254/latest/meta-data", false},
+		{strict, "https://[::1]/in", false},
+		{strict, "https://[::ffff:10.0.0.1]/in", false},
+		{strict, "https://100.64.1.1/in", false},
+		{strict, "https://rebind.example/in", false},
+		{strict, "https://user:pw@hooks.example.com/in", false},
+		{strict, "ftp://hooks.example.com/in", false},
+		{strict, "/relative", false},
+		{dev, "http://127.0.0.1:9999/in", true},
+		{dev, "https://10.1.2.3/in", true},
+		{dev, "https://10.2.0.1/in", false},
+	}
+	for _, tc := range cases {
+		err := tc.policy.CheckURL(context.Background(), r, "body.url", tc.url)
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: err = %v, want ok=%v", tc.url, err, tc.ok)
+		}
+		if err != nil && errs.KindOf(err) != errs.Invalid {
+			t.Errorf("%s: kind %v, want Invalid", tc.url, errs.KindOf(err))
+		}
+	}
+}
+
+func TestSealedSecretsOpenOnlyWithTheKey(t *testing.T) {
+	box, err := domain.NewSecretBox("MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY=")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed, err := box.Seal("whsec_abc")
+	if err != nil || strings.Contains(string(sealed), "whsec_abc") {
+		t.Fatalf("sealed %q err %v", sealed, err)
+	}
+	if got, err := box.Open(sealed); err != nil || got != "whsec_abc" {
+		t.Fatalf("open = %q, %v", got, err)
+	}
+	if _, err := (domain.SecretBox{}).Open(sealed); err == nil {
+		t.Error("a sealed secret opens without the key")
+	}
+}

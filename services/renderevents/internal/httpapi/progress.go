@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// progressFrame is the data of an `event: progress` frame.
+type progressFrame struct {
+	JobID        string  `json:"job_id"`
+	Step         string  `json:"step"`
+	Progress     int     `json:"progress"`
+	CurrentFrame *int    `json:"current_frame"`
+	TotalFrames  *int    `json:"total_frames"`
+	EtaSeconds   *int    `json:"eta_seconds"`
+	Message      *string `json:"message"`
+	EventTime    string  `json:"event_time"`
+}
+
+// StreamRenderJobProgress implements api.StrictServerInterface: a server-sent event stream
+// of the job. Frame ids are the event_time of what the frame tells, in microseconds since
+// the Unix epoch, so every instance numbers a job's frames alike and a client may
+// reconnect to any of them with Last-Event-ID.
+func (h *Handler) StreamRenderJobProgress(ctx context.Context, req api.StreamRenderJobProgressRequestObject) (api.StreamRenderJobProgressResponseObject, error) {
+	if _, err := h.queries.GetJob(ctx, req.JobId); err != nil {
+		return nil, err // 404 (or 401/403) before the stream starts
+	}
+	sub := h.hub.Subscribe(req.JobId)
+	// Read again after subscribing, so that a change in between is not missed.
+	job, err := h.queries.GetJob(ctx, req.JobId)
+	if err != nil {
+		sub.Close()
+		return nil, err
+	}
+	var last int64
+	if req.Params.LastEventID != nil {
+		last, _ = strconv.ParseInt(strings.TrimSpace(*req.Params.LastEventID), 10, 64) // a malformed id counts as none
+	}
+	return &progressStream{ctx: ctx, h: h, sub: sub, job: job, last: last}, nil
+}
+
+type progressStream struct {
+	ctx  context.Context
+	h    *Handler
+	sub  *app.Subscription
+	job  *domain.Job
+	last int64 // id of the last frame sent (or the client's Last-Event-ID)
+}
+
+// VisitStreamRenderJobProgressResponse writes the stream until the job ends or the client
+// goes away.
+func (s *progressStream) VisitStreamRenderJobProgressResponse(w http.ResponseWriter) error {
+	defer s.sub.Close()
+	flusher, ok := w.(http.Flusher)
+	if !ok {
+		return fmt.Errorf("streaming is not supported by the response writer")
+	}
+	hd := w.Header()
+	hd.Set("Content-Type", "text/event-stream")
+	hd.Set("Cache-Control", "no-cache")
+	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer
+	w.WriteHeader(http.StatusOK)
+
+	send := func(id int64, event string, data any) error {
+		b, err := json.Marshal(data)
+		if err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", id, event, b); err != nil {
+			return err
+		}
+		flusher.Flush()
+		s.last = id
+		return nil
+	}
+	// next is the id of a frame telling something that happened at t: never below the
+	// last id sent, so ids increase.
+	next := func(t time.Time) int64 { return max(t.UnixMicro(), s.last+1) }
+
+	if err := send(max(s.job.UpdatedAt.UnixMicro(), s.last), "state", jobToAPI(s.job)); err != nil {
+		return nil
+	}
+	if s.job.State.Terminal() {
+		return s.terminal(send, next)
+	}
+	keepAlive := time.NewTicker(s.h.keepAlive)
+	defer keepAlive.Stop()
+	for {
+		select {
+		case <-s.ctx.Done():
+			return nil
+		case <-s.h.ending:
+			return nil
+		case p := <-s.sub.Ticks():
+			id := p.EventTime.UnixMicro()
+			if id <= s.last {
+				continue // older than what the client has seen
+			}
+			f := progressFrame{JobID: p.JobID.String(), Step: p.Step, Progress: p.Progress, CurrentFrame: p.CurrentFrame,
+				TotalFrames: p.TotalFrames, EtaSeconds: p.EtaSeconds, Message: p.Message,
+				EventTime: p.EventTime.UTC().Format(time.RFC3339Nano)}
+			if err := send(id, "progress", f); err != nil {
+				return nil
+			}
+		case <-s.sub.Changed():
+			job, err := s.h.queries.GetJob(s.ctx, s.job.ID)
+			if err != nil {
+				return nil
+			}
+			prev := s.job.State
+			s.job = job
+			switch {
+			case job.State.Terminal():
+				return s.terminal(send, next)
+			case job.State != prev:
+				if err := send(next(job.UpdatedAt), "state", jobToAPI(job)); err != nil {
+					return nil
+				}
+			}
+		case <-keepAlive.C:
+			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil {
+				return nil
+			}
+			flusher.Flush()
+		}
+	}
+}
+
+// terminal sends the final frame (event completed, failed or cancelled); the stream ends.
+func (s *progressStream) terminal(send func(int64, string, any) error, next func(time.Time) int64) error {
+	at := s.job.UpdatedAt
+	if s.job.FinishedAt != nil {
+		at = *s.job.FinishedAt
+	}
+	_ = send(next(at), string(s.job.State), jobToAPI(s.job))
+	return nil
+}

@@ -1,0 +1,81 @@
+package httpapi
+
+import (
+	"context"
+
+	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+func tenantToAPI(t domain.Tenant) api.Tenant {
+	return api.Tenant{TenantId: t.ID, Slug: t.Slug, Kind: api.TenantKind(t.Kind), Name: t.Name, ContactEmail: t.ContactEmail,
+		Suspended: t.Suspended, SuspendedAt: t.SuspendedAt, SuspensionReason: t.SuspensionReason, CreatedAt: t.CreatedAt,
+		UpdatedAt: t.UpdatedAt}
+}
+
+// ListTenants implements api.StrictServerInterface.
+func (h *Handler) ListTenants(ctx context.Context, req api.ListTenantsRequestObject) (api.ListTenantsResponseObject, error) {
+	p := req.Params
+	rows, next, err := h.queries.ListTenants(ctx, listParams(nil, p.Cursor, p.Limit), p.Suspended)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTenants200JSONResponse{Data: make([]api.Tenant, len(rows)), NextCursor: next}
+	for i, t := range rows {
+		out.Data[i] = tenantToAPI(t)
+	}
+	return out, nil
+}
+
+// GetTenant implements api.StrictServerInterface.
+func (h *Handler) GetTenant(ctx context.Context, req api.GetTenantRequestObject) (api.GetTenantResponseObject, error) {
+	t, err := h.queries.GetTenant(ctx, req.TenantId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetTenant200JSONResponse(tenantToAPI(t)), nil
+}
+
+// ListTenantApiKeys implements api.StrictServerInterface.
+func (h *Handler) ListTenantApiKeys(ctx context.Context, req api.ListTenantApiKeysRequestObject) (api.ListTenantApiKeysResponseObject, error) {
+	p := req.Params
+	rows, next, err := h.queries.ListAPIKeys(ctx, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListTenantApiKeys200JSONResponse{Data: make([]api.ApiKey, len(rows)), NextCursor: next}
+	for i, k := range rows {
+		out.Data[i] = api.ApiKey{ApiKeyId: k.ID, TenantId: k.TenantID, Name: k.Name, Environment: api.ApiKeyEnvironment(k.Environment),
+			KeyPrefix: k.KeyPrefix, Last4: k.Last4, Scopes: k.Scopes, CreatedAt: k.CreatedAt, Revoked: k.RevokedAt != nil,
+			RevokedAt: k.RevokedAt, RevokedByUserId: k.RevokedByUserID, RevokeReason: k.RevokeReason}
+		if k.CreatedByUserID != nil {
+			out.Data[i].CreatedByUserId = *k.CreatedByUserID
+		}
+	}
+	return out, nil
+}
+
+// GetUser implements api.StrictServerInterface.
+func (h *Handler) GetUser(ctx context.Context, req api.GetUserRequestObject) (api.GetUserResponseObject, error) {
+	u, err := h.queries.GetUser(ctx, req.UserId)
+	if err != nil {
+		return nil, err
+	}
+	out := api.User{UserId: u.ID, TenantId: u.TenantID, Email: u.Email, PhoneNumber: u.PhoneNumber, FullName: u.FullName,
+		EmailVerified: u.EmailVerified, Banned: u.Banned(h.queries.Now()), BannedBy: u.BannedBy, BanReason: u.BanReason,
+		UnblockDate: u.UnblockDate, RegisteredAt: u.RegisteredAt}
+	if u.RegisterMode != nil {
+		m := api.UserRegisterMode(*u.RegisterMode)
+		out.RegisterMode = &m
+	}
+	if pl := u.Plan; pl != nil {
+		status := api.UserPlanStatus("active")
+		if pl.Expired {
+			status = "expired"
+		}
+		out.Plan = &api.UserPlan{UserPlanId: pl.ID, PlanCode: pl.PlanCode, Status: status, ExpiresAt: pl.ExpiresAt,
+			PlanId: pl.PlanID, PlanName: pl.PlanName, SecondsCharge: pl.SecondsCharge, StorageGb: pl.StorageGB,
+			ParallelRenders: pl.ParallelRenders, PaymentId: pl.PaymentID}
+	}
+	return api.GetUser200JSONResponse(out), nil
+}

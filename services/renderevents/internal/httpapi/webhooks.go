@@ -1,0 +1,122 @@
+package httpapi
+
+import (
+	"context"
+
+	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// endpointToAPI never carries the secret.
+func endpointToAPI(e domain.Endpoint) api.WebhookEndpoint {
+	return api.WebhookEndpoint{Id: e.ID, TenantId: e.TenantID, Url: e.URL, EventTypes: e.EventTypes, Description: e.Description,
+		Enabled: e.Enabled, DisabledReason: e.DisabledReason, CreatedAt: e.CreatedAt, UpdatedAt: e.UpdatedAt,
+		SecretRotatedAt: e.SecretRotatedAt, PreviousSecretExpiresAt: e.PreviousSecretExpiresAt}
+}
+
+func deliveryToAPI(d domain.Delivery) api.WebhookDelivery {
+	return api.WebhookDelivery{Id: d.ID, EndpointId: d.EndpointID, EventId: d.EventID, EventType: d.EventType,
+		Status: api.DeliveryStatus(d.Status), Attempts: d.Attempts, ResponseCode: d.ResponseCode, LatencyMs: d.LatencyMS,
+		LastError: d.LastError, NextAttemptAt: d.NextAttemptAt, LastAttemptAt: d.LastAttemptAt, ReplayOf: d.ReplayOf,
+		CreatedAt: d.CreatedAt}
+}
+
+// CreateWebhookEndpoint implements api.StrictServerInterface.
+func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	in := app.EndpointInput{}
+	if b := req.Body; b != nil {
+		types := b.EventTypes
+		in = app.EndpointInput{URL: &b.Url, EventTypes: &types, Description: b.Description}
+	}
+	ep, err := h.webhooks.CreateEndpoint(ctx, req.Params.TenantId, in)
+	if err != nil {
+		return nil, err
+	}
+	e := endpointToAPI(ep)
+	return api.CreateWebhookEndpoint201JSONResponse{Id: e.Id, TenantId: e.TenantId, Url: e.Url, EventTypes: e.EventTypes,
+		Description: e.Description, Enabled: e.Enabled, DisabledReason: e.DisabledReason, CreatedAt: e.CreatedAt,
+		UpdatedAt: e.UpdatedAt, SecretRotatedAt: e.SecretRotatedAt, PreviousSecretExpiresAt: e.PreviousSecretExpiresAt,
+		Secret: ep.Secret}, nil
+}
+
+// ListWebhookEndpoints implements api.StrictServerInterface.
+func (h *Handler) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
+	p := req.Params
+	rows, next, err := h.webhooks.ListEndpoints(ctx, listParams(p.TenantId, p.Cursor, p.Limit))
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListWebhookEndpoints200JSONResponse{Data: make([]api.WebhookEndpoint, len(rows)), NextCursor: next}
+	for i, e := range rows {
+		out.Data[i] = endpointToAPI(e)
+	}
+	return out, nil
+}
+
+// GetWebhookEndpoint implements api.StrictServerInterface.
+func (h *Handler) GetWebhookEndpoint(ctx context.Context, req api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
+	ep, err := h.webhooks.GetEndpoint(ctx, req.EndpointId)
+	if err != nil {
+		return nil, err
+	}
+	return api.GetWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
+}
+
+// UpdateWebhookEndpoint implements api.StrictServerInterface.
+func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
+	in := app.EndpointInput{}
+	if b := req.Body; b != nil {
+		in = app.EndpointInput{URL: b.Url, EventTypes: b.EventTypes, Description: b.Description, Enabled: b.Enabled}
+	}
+	ep, err := h.webhooks.UpdateEndpoint(ctx, req.EndpointId, in)
+	if err != nil {
+		return nil, err
+	}
+	return api.UpdateWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
+}
+
+// DeleteWebhookEndpoint implements api.StrictServerInterface.
+func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
+	if err := h.webhooks.DeleteEndpoint(ctx, req.EndpointId); err != nil {
+		return nil, err
+	}
+	return api.DeleteWebhookEndpoint204Response{}, nil
+}
+
+// RotateWebhookEndpointSecret implements api.StrictServerInterface.
+func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req api.RotateWebhookEndpointSecretRequestObject) (api.RotateWebhookEndpointSecretResponseObject, error) {
+	secret, exp, err := h.webhooks.RotateSecret(ctx, req.EndpointId)
+	if err != nil {
+		return nil, err
+	}
+	return api.RotateWebhookEndpointSecret200JSONResponse{Secret: secret, PreviousSecretExpiresAt: exp}, nil
+}
+
+// ListWebhookDeliveries implements api.StrictServerInterface.
+func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
+	p := req.Params
+	var status *string
+	if p.Status != nil {
+		s := string(*p.Status)
+		status = &s
+	}
+	rows, next, err := h.webhooks.ListDeliveries(ctx, req.EndpointId, listParams(nil, p.Cursor, p.Limit), status)
+	if err != nil {
+		return nil, err
+	}
+	out := api.ListWebhookDeliveries200JSONResponse{Data: make([]api.WebhookDelivery, len(rows)), NextCursor: next}
+	for i, d := range rows {
+		out.Data[i] = deliveryToAPI(d)
+	}
+	return out, nil
+}
+
+// ReplayWebhookDelivery implements api.StrictServerInterface.
+func (h *Handler) ReplayWebhookDelivery(ctx context.Context, req api.ReplayWebhookDeliveryRequestObject) (api.ReplayWebhookDeliveryResponseObject, error) {
+	d, err := h.webhooks.Replay(ctx, req.DeliveryId)
+	if err != nil {
+		return nil, err
+	}
+	return api.ReplayWebhookDelivery202JSONResponse(deliveryToAPI(d)), nil
+}

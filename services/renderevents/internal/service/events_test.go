@@ -1,0 +1,347 @@
+package service_test
+
+import (
+	"context"
+	"encoding/json"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/videotpl/platform/gen/events"
+	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+	"github.com/videotpl/platform/services/renderevents/internal/sim"
+)
+
+// seedStream carries each of the 20 events of seed 001: two tenants (one suspended), users
+// registered, verified, banned, plans activated and expired, API keys created and revoked,
+// payments succeeded, failed and refunded, jobs completed, failed, cancelled and one still
+// running with progress ticks, snapshots requested and ready.
+func seedStream(t *testing.T, opt sim.Options) sim.Stream {
+	t.Helper()
+	base := sim.Options{Tenants: 2, Jobs: 7, Running: 1, ProgressTicks: 4, Snapshots: 3, FailRate: 0.34,
+		CancelRate: 0.34, Identity: true, Seed: 42}
+	base.Duplicates, base.Reorder = opt.Duplicates, opt.Reorder
+	st, err := sim.Generate(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}
+
+func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T) {
+	h := start(t)
+	st := seedStream(t, sim.Options{})
+	types := map[string]bool{}
+	for _, m := range st.Messages {
+		types[m.EventType] = true
+	}
+	if len(types) != 20 {
+		t.Fatalf("the stream carries %d event types, want the 20 of seed 001", len(types))
+	}
+	h.publish(st.Messages)
+	h.waitApplied(distinctEvents(st.Messages))
+	ctx := context.Background()
+	admin := h.admin()
+
+	// Render jobs: every outcome, the running one with its last persisted tick.
+	jobs, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{}, admin)
+	if err != nil || jobs.JSON200 == nil {
+		t.Fatalf("list jobs: %v %s", err, jobs.Body)
+	}
+	states := map[api.JobState]int{}
+	for _, j := range jobs.JSON200.Data {
+		states[j.State]++
+	}
+	if states[api.JobStateCompleted] == 0 || states[api.JobStateFailed] == 0 || states[api.JobStateCancelled] == 0 || states[api.JobStateStarted] != 1 {
+		t.Fatalf("job states %v, want completed, failed, cancelled and one started", states)
+	}
+	running := st.Jobs[len(st.Jobs)-1]
+	eventually(t, 10*time.Second, "the running job's last tick to be persisted", func() bool {
+		j, err := h.client.GetRenderJobWithResponse(ctx, running, admin)
+		return err == nil && j.JSON200 != nil && j.JSON200.Progress == 80 && j.JSON200.Step != nil
+	})
+	var completed api.RenderJob
+	for _, j := range jobs.JSON200.Data {
+		if j.State == api.JobStateCompleted {
+			completed = j
+		}
+	}
+	if completed.Output == nil || completed.Progress != 100 || completed.StartedAt == nil || completed.PaymentId == nil ||
+		completed.PriceType == nil || *completed.PriceType != "Cash" || len(completed.NodeIds) != 2 {
+		t.Errorf("completed job is incomplete: %+v", completed)
+	}
+	tl, err := h.client.GetRenderJobTimelineWithResponse(ctx, completed.JobId, admin)
+	if err != nil || tl.JSON200 == nil || len(tl.JSON200.Data) != 3 {
+		t.Fatalf("timeline: %v %s", err, tl.Body)
+	}
+	for i, want := range []string{events.RenderJobQueuedV1, events.RenderJobStartedV1, events.RenderJobCompletedV1} {
+		if e := tl.JSON200.Data[i]; e.EventType != want || !e.Applied {
+			t.Errorf("timeline[%d] = %s applied=%v, want %s applied", i, e.EventType, e.Applied, want)
+		}
+	}
+
+	// Snapshots.
+	snaps, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{}, admin)
+	if err != nil || snaps.JSON200 == nil || len(snaps.JSON200.Data) != 3 {
+		t.Fatalf("snapshots: %v %s", err, snaps.Body)
+	}
+	for _, s := range snaps.JSON200.Data {
+		if s.ReadyAt == nil || s.RequestedAt == nil || s.ImageUrl == nil || s.ExpiresAt == nil {
+			t.Errorf("snapshot not requested and ready: %+v", s)
+		}
+	}
+
+	// Tenants, users, API keys.
+	tenants, err := h.client.ListTenantsWithResponse(ctx, &api.ListTenantsParams{}, admin)
+	if err != nil || tenants.JSON200 == nil || len(tenants.JSON200.Data) != 2 {
+		t.Fatalf("tenants: %v %s", err, tenants.Body)
+	}
+	suspended := 0
+	for _, tn := range tenants.JSON200.Data {
+		if tn.Suspended {
+			suspended++
+		}
+	}
+	if suspended != 1 {
+		t.Errorf("%d tenants suspended, want 1", suspended)
+	}
+	keys, err := h.client.ListTenantApiKeysWithResponse(ctx, st.Tenants[0], &api.ListTenantApiKeysParams{}, admin)
+	if err != nil || keys.JSON200 == nil || len(keys.JSON200.Data) != 2 {
+		t.Fatalf("api keys: %v %s", err, keys.Body)
+	}
+	revoked := 0
+	for _, k := range keys.JSON200.Data {
+		if k.Revoked {
+			revoked++
+		}
+	}
+	if revoked != 1 {
+		t.Errorf("%d keys revoked, want 1", revoked)
+	}
+	users := usersOf(t, st)
+	for _, id := range users {
+		u, err := h.client.GetUserWithResponse(ctx, id, admin)
+		if err != nil || u.JSON200 == nil {
+			t.Fatalf("user %s: %v %s", id, err, u.Body)
+		}
+		switch {
+		case u.JSON200.EmailVerified:
+			if u.JSON200.Plan == nil || u.JSON200.Plan.Status != "active" || u.JSON200.RegisterMode == nil {
+				t.Errorf("verified user: %+v", u.JSON200)
+			}
+		default:
+			if !u.JSON200.Banned || u.JSON200.Plan == nil || u.JSON200.Plan.Status != "expired" {
+				t.Errorf("banned user: %+v", u.JSON200)
+			}
+		}
+	}
+
+	// Usage and refunds.
+	from := openapi_types.Date{Time: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
+	daily, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{From: &from, To: &from}, admin)
+	if err != nil || daily.JSON200 == nil || len(daily.JSON200.Data) != 2 {
+		t.Fatalf("daily usage: %v %s", err, daily.Body)
+	}
+	var done, failed, cancelled, paySucceeded, payFailed, refunded int64
+	for _, u := range daily.JSON200.Data {
+		done, failed, cancelled = done+u.JobsCompleted, failed+u.JobsFailed, cancelled+u.JobsCancelled
+		paySucceeded, payFailed, refunded = paySucceeded+u.Payments.SucceededCount, payFailed+u.Payments.FailedCount, refunded+u.Payments.RefundedCount
+	}
+	if int(done) != states[api.JobStateCompleted] || int(failed) != states[api.JobStateFailed] || int(cancelled) != states[api.JobStateCancelled] {
+		t.Errorf("usage counts %d/%d/%d jobs, want %v", done, failed, cancelled, states)
+	}
+	if paySucceeded != int64(len(st.Jobs)+2) || payFailed != 2 || refunded == 0 {
+		t.Errorf("payments succeeded %d failed %d refunded %d", paySucceeded, payFailed, refunded)
+	}
+	month, err := h.client.GetMonthlyUsageWithResponse(ctx, &api.GetMonthlyUsageParams{From: ptr("2025-03"), To: ptr("2025-03")}, admin)
+	if err != nil || month.JSON200 == nil || len(month.JSON200.Data) != 2 || month.JSON200.Data[0].Period != "2025-03" {
+		t.Fatalf("monthly usage: %v %s", err, month.Body)
+	}
+	all := api.ListRefundsDueParamsStatusAll
+	refunds, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{Status: &all}, admin)
+	if err != nil || refunds.JSON200 == nil {
+		t.Fatalf("refunds: %v %s", err, refunds.Body)
+	}
+	if len(refunds.JSON200.Data) != int(failed+cancelled) {
+		t.Errorf("%d refunds, want one per failed or cancelled job (%d)", len(refunds.JSON200.Data), failed+cancelled)
+	}
+	settled := 0
+	for _, r := range refunds.JSON200.Data {
+		if r.Settled {
+			settled++
+			if r.RefundAmountMinor == nil || r.SettledByPaymentId == nil || *r.SettledByPaymentId != *r.PaymentId {
+				t.Errorf("settled refund %+v", r)
+			}
+		}
+	}
+	if settled != int(refunded) {
+		t.Errorf("%d refunds settled, want %d (one per identity.payment.refunded.v1)", settled, refunded)
+	}
+}
+
+func usersOf(t *testing.T, st sim.Stream) []uuid.UUID {
+	var out []uuid.UUID
+	for _, m := range st.Messages {
+		if m.EventType != events.IdentityUserRegisteredV1 {
+			continue
+		}
+		ev, err := domain.ParseEvent(m.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, ev.Payload.(events.IdentityUserRegisteredV1Payload).UserID)
+	}
+	return out
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// snapshotOf reads everything the API shows of a stream's read models, as JSON, for
+// comparing two services.
+func snapshotOf(t *testing.T, h *harness, st sim.Stream) map[string]json.RawMessage {
+	t.Helper()
+	ctx := context.Background()
+	admin := h.admin()
+	out := map[string]json.RawMessage{}
+	put := func(key string, body []byte, err error) {
+		if err != nil {
+			t.Fatalf("%s: %v", key, err)
+		}
+		out[key] = body
+	}
+	limit := 100
+	jobs, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{Limit: &limit}, admin)
+	put("jobs", jobs.Body, err)
+	snaps, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{Limit: &limit}, admin)
+	put("snapshots", snaps.Body, err)
+	tenants, err := h.client.ListTenantsWithResponse(ctx, &api.ListTenantsParams{}, admin)
+	put("tenants", tenants.Body, err)
+	from := openapi_types.Date{Time: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
+	daily, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{From: &from, To: &from}, admin)
+	put("usage", daily.Body, err)
+	all := api.ListRefundsDueParamsStatusAll
+	refunds, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{Status: &all, Limit: &limit}, admin)
+	put("refunds", refunds.Body, err)
+	for _, id := range usersOf(t, st) {
+		u, err := h.client.GetUserWithResponse(ctx, id, admin)
+		put("user "+id.String(), u.Body, err)
+	}
+	for _, tn := range st.Tenants {
+		k, err := h.client.ListTenantApiKeysWithResponse(ctx, tn, &api.ListTenantApiKeysParams{}, admin)
+		put("keys "+tn.String(), k.Body, err)
+	}
+	for _, j := range st.Jobs {
+		tl, err := h.client.GetRenderJobTimelineWithResponse(ctx, j, admin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The timeline's event set is the same; applied and received_at depend on arrival.
+		var ids []string
+		for _, e := range tl.JSON200.Data {
+			ids = append(ids, e.EventId.String()+" "+e.EventType)
+		}
+		b, _ := json.Marshal(ids)
+		out["timeline "+j.String()] = b
+	}
+	return out
+}
+
+func TestDuplicatedAndReorderedDeliveriesGiveTheSameStateAsAnInOrderStream(t *testing.T) {
+	inOrder, messy := start(t), start(t)
+	plain := seedStream(t, sim.Options{})
+	shuffled := seedStream(t, sim.Options{Duplicates: 0.3, Reorder: 40})
+	// Progress ticks are transient and timing-dependent; the read models compared here
+	// come from the events exchange.
+	plainEvents, messyEvents := onlyEvents(plain.Messages), onlyEvents(shuffled.Messages)
+	if len(messyEvents) <= len(plainEvents) {
+		t.Fatalf("the messy stream has no duplicates")
+	}
+	reordered := false
+	for i := range plainEvents {
+		if plainEvents[i].EventID != messyEvents[i].EventID {
+			reordered = true
+		}
+	}
+	if !reordered {
+		t.Fatal("the messy stream is not reordered")
+	}
+	inOrder.publish(plainEvents)
+	messy.publish(messyEvents)
+	inOrder.waitApplied(distinctEvents(plainEvents))
+	messy.waitApplied(distinctEvents(messyEvents))
+	var late int
+	_ = messy.pool.QueryRow(context.Background(), "SELECT count(*) FROM render_job_events WHERE NOT applied").Scan(&late)
+	if late == 0 {
+		t.Fatal("no event arrived late in the messy stream: the test would prove nothing")
+	}
+	want, got := snapshotOf(t, inOrder, plain), snapshotOf(t, messy, shuffled)
+	for k := range want {
+		var a, b any
+		_ = json.Unmarshal(want[k], &a)
+		_ = json.Unmarshal(got[k], &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("%s differs:\nin order: %s\nmessy:    %s", k, want[k], got[k])
+		}
+	}
+}
+
+func TestAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed(t *testing.T) {
+	h := start(t)
+	st, err := sim.Generate(sim.Options{Tenants: 1, Jobs: 3, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn, err := amqp.Dial(h.cfg.AMQPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	poison := []struct {
+		key, body, reason string
+	}{
+		{"render.job.started.v1", `{not json`, "invalid event"},
+		{"render.job.queued.v1", `{"event_id":"` + uuid.NewString() + `","event_type":"render.job.queued.v1","event_time":"2025-03-01T12:00:00Z","tenant_id":"` +
+			uuid.NewString() + `","data":{"saved_project_id":"` + uuid.NewString() + `","priority_queue":"vip","price_type":"Cash","region":"eu"}}`,
+			"data.render_job_id: is required"},
+	}
+	for _, p := range poison {
+		if err := ch.PublishWithContext(context.Background(), h.cfg.EventsExchange, p.key, false, false,
+			amqp.Publishing{ContentType: "application/json", Body: []byte(p.body)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.publish(st.Messages)
+	h.waitApplied(distinctEvents(st.Messages))
+
+	dlq := h.cfg.BusConfig().DeadLetterQueue()
+	var letters []amqp.Delivery
+	eventually(t, 10*time.Second, "two dead letters", func() bool {
+		d, ok, err := ch.Get(dlq, true)
+		if err == nil && ok {
+			letters = append(letters, d)
+		}
+		return len(letters) == 2
+	})
+	for i, p := range poison {
+		d := letters[i]
+		reason, _ := d.Headers[bus.MetaDeadLetterReason].(string)
+		if string(d.Body) != p.body || !contains(reason, p.reason) || d.Headers[bus.MetaDeadLetterPermanent] != "true" {
+			t.Errorf("dead letter %d: body %q reason %q permanent %v; want the poison with %q", i, d.Body, reason,
+				d.Headers[bus.MetaDeadLetterPermanent], p.reason)
+		}
+	}
+	jobs, err := h.client.ListRenderJobsWithResponse(context.Background(), &api.ListRenderJobsParams{}, h.admin())
+	if err != nil || jobs.JSON200 == nil || len(jobs.JSON200.Data) != 3 {
+		t.Fatalf("the events after the poison were not all applied: %v %s", err, jobs.Body)
+	}
+}

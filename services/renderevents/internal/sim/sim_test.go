@@ -1,0 +1,72 @@
+package sim_test
+
+import (
+	"reflect"
+	"sort"
+	"testing"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+	"github.com/videotpl/platform/services/renderevents/internal/sim"
+)
+
+func TestAStreamCarriesEveryEventOfSeed001AndValidates(t *testing.T) {
+	st, err := sim.Generate(sim.Options{Tenants: 2, Jobs: 4, Running: 1, ProgressTicks: 3, Snapshots: 1,
+		FailRate: 0.34, CancelRate: 0.34, Identity: true, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, m := range st.Messages {
+		if _, err := domain.ParseEvent(m.Body); err != nil {
+			t.Fatalf("%s does not validate: %v", m.EventType, err)
+		}
+		seen[m.EventType] = true
+	}
+	var want, got []string
+	for _, n := range events.Names() {
+		if n != events.ContentSvgPreviewGeneratedV1 {
+			want = append(want, n)
+		}
+	}
+	for n := range seen {
+		got = append(got, n)
+	}
+	sort.Strings(got)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("event types %v, want the 20 of seed 001 %v", got, want)
+	}
+}
+
+func TestDuplicatesAndReorderingKeepTheSameEvents(t *testing.T) {
+	opt := sim.Options{Tenants: 2, Jobs: 20, ProgressTicks: 2, Seed: 9}
+	plain, _ := sim.Generate(opt)
+	opt.Duplicates, opt.Reorder = 0.3, 8
+	messy, _ := sim.Generate(opt)
+	ids := func(st sim.Stream) map[string]int {
+		out := map[string]int{}
+		for _, m := range st.Messages {
+			out[m.EventID.String()]++
+		}
+		return out
+	}
+	p, m := ids(plain), ids(messy)
+	if len(p) != len(m) {
+		t.Fatalf("%d distinct events in order, %d messy", len(p), len(m))
+	}
+	dups, moved := 0, 0
+	for id, n := range m {
+		if p[id] != 1 {
+			t.Fatalf("event %s is not in the plain stream", id)
+		}
+		dups += n - 1
+	}
+	for i := range plain.Messages {
+		if plain.Messages[i].EventID != messy.Messages[i].EventID {
+			moved++
+		}
+	}
+	if dups == 0 || moved == 0 {
+		t.Fatalf("duplicates %d, moved %d: want both", dups, moved)
+	}
+}

@@ -1,0 +1,361 @@
+// Package store keeps the read models in PostgreSQL (sqlc, gen/db/renderevents) and
+// implements what internal/app needs from them. sqlc row types never leave it.
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	db "github.com/videotpl/platform/gen/db/renderevents"
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// JobsChannel is the PostgreSQL notification channel of job state changes; its payload is
+// a comma-separated list of job ids.
+const JobsChannel = "renderevents_jobs"
+
+// maxNotifyIDs keeps a notification payload under PostgreSQL's 8000-byte limit.
+const maxNotifyIDs = 200
+
+// Store is the PostgreSQL store of the service.
+type Store struct {
+	pool *pgxpool.Pool
+	q    *db.Queries
+	box  domain.SecretBox
+}
+
+// New returns a store on pool; box seals webhook secrets at rest.
+func New(pool *pgxpool.Pool, box domain.SecretBox) *Store {
+	return &Store{pool: pool, q: db.New(pool), box: box}
+}
+
+// Ping reports whether the database answers (readiness).
+func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
+
+// ApplyNew implements app.IngestStore: one transaction records the batch's new event ids
+// in bus_inbox (the table of bus.HandleOnce) and applies them.
+func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Event,
+	fn func(ctx context.Context, tx app.IngestTx, fresh []domain.Event) error) error {
+	ids := make([]uuid.UUID, 0, len(evs))
+	for _, ev := range evs {
+		ids = append(ids, ev.ID)
+	}
+	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		rows, err := tx.Query(ctx, `INSERT INTO bus_inbox (consumer, event_id)
+			SELECT $1, id FROM unnest($2::uuid[]) AS id ORDER BY id
+			ON CONFLICT DO NOTHING RETURNING event_id`, consumer, ids)
+		if err != nil {
+			return fmt.Errorf("inbox: %w", err)
+		}
+		recorded, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+		if err != nil {
+			return fmt.Errorf("inbox: %w", err)
+		}
+		if len(recorded) == 0 {
+			return nil
+		}
+		isNew := make(map[uuid.UUID]bool, len(recorded))
+		for _, id := range recorded {
+			isNew[id] = true
+		}
+		fresh := make([]domain.Event, 0, len(recorded))
+		for _, ev := range evs {
+			if isNew[ev.ID] {
+				fresh = append(fresh, ev)
+				delete(isNew, ev.ID) // a duplicate within the batch counts once
+			}
+		}
+		return fn(ctx, &ingestTx{q: s.q.WithTx(tx), tx: tx}, fresh)
+	})
+}
+
+// ApplyOnce implements app.IngestStore with bus.HandleOnce.
+func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
+	fn func(ctx context.Context, tx app.IngestTx) error) (bool, error) {
+	return bus.HandleOnce(ctx, s.pool, consumer, ev.ID, func(ctx context.Context, tx pgx.Tx) error {
+		return fn(ctx, &ingestTx{q: s.q.WithTx(tx), tx: tx})
+	})
+}
+
+type ingestTx struct {
+	q  *db.Queries
+	tx pgx.Tx
+}
+
+func (t *ingestTx) LockJobs(ctx context.Context, refs []app.JobRef) (map[uuid.UUID]*domain.Job, error) {
+	p := db.EnsureJobsParams{}
+	for _, r := range refs {
+		p.JobIds = append(p.JobIds, r.JobID)
+		p.TenantIds = append(p.TenantIds, r.TenantID)
+		p.EventTimes = append(p.EventTimes, r.Time)
+	}
+	if err := t.q.EnsureJobs(ctx, p); err != nil {
+		return nil, fmt.Errorf("ensure jobs: %w", err)
+	}
+	rows, err := t.q.LockJobs(ctx, p.JobIds)
+	if err != nil {
+		return nil, fmt.Errorf("lock jobs: %w", err)
+	}
+	out := make(map[uuid.UUID]*domain.Job, len(rows))
+	for _, r := range rows {
+		out[r.JobID] = jobFromRow(r)
+	}
+	for _, r := range refs {
+		if out[r.JobID] == nil {
+			return nil, fmt.Errorf("lock jobs: job %s vanished", r.JobID)
+		}
+	}
+	return out, nil
+}
+
+func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
+	params := make([]db.SaveJobParams, 0, len(jobs))
+	for _, j := range jobs {
+		params = append(params, saveJobParams(j))
+	}
+	var first error
+	t.q.SaveJob(ctx, params).Exec(func(_ int, err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	})
+	if first != nil {
+		return fmt.Errorf("save jobs: %w", first)
+	}
+	return nil
+}
+
+func (t *ingestTx) AppendTimeline(ctx context.Context, entries []app.TimelineEntry) error {
+	params := make([]db.InsertTimelineParams, 0, len(entries))
+	for _, e := range entries {
+		params = append(params, db.InsertTimelineParams{JobID: e.JobID, EventID: e.EventID, EventType: e.EventType,
+			EventTime: e.EventTime, Applied: e.Applied, Data: json.RawMessage(e.Data)})
+	}
+	if _, err := t.q.InsertTimeline(ctx, params); err != nil {
+		return fmt.Errorf("timeline: %w", err)
+	}
+	return nil
+}
+
+func (t *ingestTx) AddUsage(ctx context.Context, deltas domain.UsageDeltas) error {
+	keys := make([]domain.UsageKey, 0, len(deltas))
+	for k := range deltas {
+		keys = append(keys, k)
+	}
+	// One order for every transaction, so that concurrent consumers cannot deadlock.
+	sortUsageKeys(keys)
+	params := make([]db.AddUsageParams, 0, len(keys))
+	for _, k := range keys {
+		u := deltas[k]
+		paid, err := json.Marshal(nonNilMap(u.PaidMinorByPriceType))
+		if err != nil {
+			return err
+		}
+		params = append(params, db.AddUsageParams{
+			TenantID: k.TenantID, Period: string(k.Period), PeriodStart: pgtype.Date{Time: k.Start, Valid: true},
+			JobsCompleted: u.JobsCompleted, JobsFailed: u.JobsFailed, JobsCancelled: u.JobsCancelled,
+			RenderComputeSeconds: u.RenderComputeSeconds, OutputSeconds: u.OutputSeconds, OutputBytes: u.OutputBytes,
+			PaidMinorByPrice:  paid,
+			PaymentsSucceeded: u.PaymentsSucceeded, PaymentsSucceededMinor: u.PaymentsSucceededMinor,
+			PaymentsFailed: u.PaymentsFailed, PaymentsFailedMinor: u.PaymentsFailedMinor,
+			PaymentsRefunded: u.PaymentsRefunded, PaymentsRefundedMinor: u.PaymentsRefundedMinor,
+		})
+	}
+	var first error
+	t.q.AddUsage(ctx, params).Exec(func(_ int, err error) {
+		if err != nil && first == nil {
+			first = err
+		}
+	})
+	if first != nil {
+		return fmt.Errorf("usage: %w", first)
+	}
+	return nil
+}
+
+func (t *ingestTx) ApplySnapshot(ctx context.Context, ev domain.Event) error {
+	switch p := ev.Payload.(type) {
+	case events.RenderSnapshotRequestedV1Payload:
+		return t.q.UpsertSnapshotRequested(ctx, db.UpsertSnapshotRequestedParams{
+			SnapshotID: p.SnapshotID, TenantID: ev.TenantID, UserID: ev.UserID, SavedProjectID: &p.SavedProjectID,
+			SceneKey: &p.SceneKey, FrameNumber: i32(&p.FrameNumber), Cached: p.Cached != nil && *p.Cached, EventTime: &ev.Time,
+		})
+	case events.RenderSnapshotReadyV1Payload:
+		var size *int64
+		if p.SizeBytes != nil {
+			v := int64(*p.SizeBytes)
+			size = &v
+		}
+		return t.q.UpsertSnapshotReady(ctx, db.UpsertSnapshotReadyParams{
+			SnapshotID: p.SnapshotID, TenantID: ev.TenantID, UserID: ev.UserID, SavedProjectID: p.SavedProjectID,
+			SceneKey: p.SceneKey, FrameNumber: i32(p.FrameNumber), ImageUrl: &p.ImageURL, ThumbnailUrl: p.ThumbnailURL,
+			Width: i32(p.Width), Height: i32(p.Height), SizeBytes: size, DurationMs: i32(p.DurationMs),
+			ExpiresAt: utc(p.ExpiresAt), EventTime: &ev.Time,
+		})
+	}
+	return fmt.Errorf("not a snapshot event: %s", ev.Type)
+}
+
+func (t *ingestTx) ApplyIdentity(ctx context.Context, ev domain.Event) error {
+	at := &ev.Time
+	tenantOr := func(id *uuid.UUID) uuid.UUID {
+		if id != nil {
+			return *id
+		}
+		return ev.TenantID
+	}
+	switch p := ev.Payload.(type) {
+	case events.IdentityTenantCreatedV1Payload:
+		return t.q.UpsertTenantCreated(ctx, db.UpsertTenantCreatedParams{TenantID: p.TenantID, Slug: &p.Slug,
+			Kind: str(string(p.Kind)), Name: p.Name, ContactEmail: p.ContactEmail, EventTime: at})
+	case events.IdentityTenantSuspendedV1Payload:
+		when := at
+		if p.SuspendedAt != nil {
+			when = utc(p.SuspendedAt)
+		}
+		return t.q.UpsertTenantSuspended(ctx, db.UpsertTenantSuspendedParams{TenantID: p.TenantID, SuspendedAt: when,
+			Reason: &p.Reason, EventTime: ev.Time})
+	case events.IdentityUserRegisteredV1Payload:
+		return t.q.UpsertUserRegistered(ctx, db.UpsertUserRegisteredParams{UserID: p.UserID, TenantID: p.TenantID,
+			RegisterMode: str(string(p.RegisterMode)), Email: p.Email, PhoneNumber: p.PhoneNumber, FullName: p.FullName, EventTime: at})
+	case events.IdentityUserEmailVerifiedV1Payload:
+		return t.q.UpsertUserEmailVerified(ctx, db.UpsertUserEmailVerifiedParams{UserID: p.UserID,
+			TenantID: tenantOr(p.TenantID), Email: &p.Email, EventTime: at})
+	case events.IdentityUserBannedV1Payload:
+		return t.q.UpsertUserBanned(ctx, db.UpsertUserBannedParams{UserID: p.UserID, TenantID: tenantOr(p.TenantID),
+			EventTime: at, BannedBy: &p.BannedBy, Reason: &p.Reason, UnblockDate: utc(p.UnblockDate)})
+	case events.IdentityPlanActivatedV1Payload:
+		if err := t.q.EnsureUser(ctx, db.EnsureUserParams{UserID: p.UserID, TenantID: tenantOr(p.TenantID), EventTime: ev.Time}); err != nil {
+			return err
+		}
+		return t.q.UpsertPlanActivated(ctx, db.UpsertPlanActivatedParams{UserPlanID: p.UserPlanID, UserID: p.UserID,
+			TenantID: tenantOr(p.TenantID), PlanCode: &p.PlanCode, PlanID: p.PlanID, PlanName: p.PlanName,
+			ExpiresAt: utc(&p.ExpiresAt), SecondsCharge: i32(p.SecondsCharge), StorageGb: i32(p.StorageGb),
+			ParallelRenders: i32(p.ParallelRenders), PaymentID: p.PaymentID, EventTime: at})
+	case events.IdentityPlanExpiredV1Payload:
+		if err := t.q.EnsureUser(ctx, db.EnsureUserParams{UserID: p.UserID, TenantID: tenantOr(p.TenantID), EventTime: ev.Time}); err != nil {
+			return err
+		}
+		return t.q.UpsertPlanExpired(ctx, db.UpsertPlanExpiredParams{UserPlanID: p.UserPlanID, UserID: p.UserID,
+			TenantID: tenantOr(p.TenantID), PlanCode: p.PlanCode, EventTime: at})
+	case events.IdentityApiKeyCreatedV1Payload:
+		scopes := p.Scopes
+		if scopes == nil {
+			scopes = []string{}
+		}
+		return t.q.UpsertAPIKeyCreated(ctx, db.UpsertAPIKeyCreatedParams{ApiKeyID: p.APIKeyID, TenantID: p.TenantID,
+			Name: &p.Name, Environment: str(string(p.Environment)), KeyPrefix: p.KeyPrefix, Last4: p.Last4,
+			Scopes: scopes, CreatedByUserID: &p.CreatedByUserID, EventTime: at})
+	case events.IdentityApiKeyRevokedV1Payload:
+		return t.q.UpsertAPIKeyRevoked(ctx, db.UpsertAPIKeyRevokedParams{ApiKeyID: p.APIKeyID, TenantID: p.TenantID,
+			EventTime: at, RevokedByUserID: &p.RevokedByUserID, Reason: &p.Reason})
+	case events.IdentityPaymentRefundedV1Payload:
+		return t.q.InsertPaymentRefund(ctx, db.InsertPaymentRefundParams{EventID: ev.ID, TenantID: ev.TenantID,
+			PaymentID: p.PaymentID, CorrelationID: ev.CorrelationID, RefundAmountMinor: p.RefundAmountMinor, RefundedAt: ev.Time})
+	case events.IdentityPaymentSucceededV1Payload, events.IdentityPaymentFailedV1Payload:
+		return nil // metered only (usage)
+	}
+	return fmt.Errorf("not an identity event: %s", ev.Type)
+}
+
+func (t *ingestTx) DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]app.EndpointFilter, error) {
+	rows, err := t.q.ListDeliverableEndpoints(ctx, tenants)
+	if err != nil {
+		return nil, fmt.Errorf("endpoints: %w", err)
+	}
+	out := make([]app.EndpointFilter, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, app.EndpointFilter{ID: r.ID, TenantID: r.TenantID, EventTypes: r.EventTypes})
+	}
+	return out, nil
+}
+
+func (t *ingestTx) InsertDeliveries(ctx context.Context, ds []domain.Delivery) error {
+	params := make([]db.InsertDeliveriesParams, 0, len(ds))
+	for _, d := range ds {
+		params = append(params, db.InsertDeliveriesParams{ID: d.ID, EndpointID: d.EndpointID, TenantID: d.TenantID,
+			EventID: d.EventID, EventType: d.EventType, Body: d.Body, Status: string(d.Status),
+			NextAttemptAt: d.NextAttemptAt, CreatedAt: d.CreatedAt, UpdatedAt: d.CreatedAt})
+	}
+	if _, err := t.q.InsertDeliveries(ctx, params); err != nil {
+		return fmt.Errorf("deliveries: %w", err)
+	}
+	return nil
+}
+
+func (t *ingestTx) NotifyJobsChanged(ctx context.Context, ids []uuid.UUID) error {
+	for len(ids) > 0 {
+		n := min(len(ids), maxNotifyIDs)
+		parts := make([]string, n)
+		for i, id := range ids[:n] {
+			parts[i] = id.String()
+		}
+		if _, err := t.tx.Exec(ctx, "SELECT pg_notify($1, $2)", JobsChannel, strings.Join(parts, ",")); err != nil {
+			return fmt.Errorf("notify: %w", err)
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+func sortUsageKeys(keys []domain.UsageKey) {
+	less := func(a, b domain.UsageKey) int {
+		if a.Period != b.Period {
+			return strings.Compare(string(a.Period), string(b.Period))
+		}
+		if c := a.Start.Compare(b.Start); c != 0 {
+			return c
+		}
+		return strings.Compare(a.TenantID.String(), b.TenantID.String())
+	}
+	for i := 1; i < len(keys); i++ { // insertion sort: a batch touches few periods
+		for j := i; j > 0 && less(keys[j-1], keys[j]) > 0; j-- {
+			keys[j-1], keys[j] = keys[j], keys[j-1]
+		}
+	}
+}
+
+func nonNilMap(m map[string]int64) map[string]int64 {
+	if m == nil {
+		return map[string]int64{}
+	}
+	return m
+}
+
+func i32(p *int) *int32 {
+	if p == nil {
+		return nil
+	}
+	v := int32(*p)
+	return &v
+}
+
+func intp(p *int32) *int {
+	if p == nil {
+		return nil
+	}
+	v := int(*p)
+	return &v
+}
+
+func str(s string) *string { return &s }
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	v := t.UTC()
+	return &v
+}

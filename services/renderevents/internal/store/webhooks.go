@@ -1,0 +1,247 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	db "github.com/videotpl/platform/gen/db/renderevents"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+func (s *Store) endpointFromRow(r db.WebhookEndpoint) (domain.Endpoint, error) {
+	secret, err := s.box.Open(r.Secret)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	ep := domain.Endpoint{ID: r.ID, TenantID: r.TenantID, URL: r.Url, EventTypes: r.EventTypes, Description: r.Description,
+		Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: secret, PreviousSecretExpiresAt: utc(r.PreviousSecretExpiresAt),
+		SecretRotatedAt: utc(r.SecretRotatedAt), ConsecutiveFailures: int(r.ConsecutiveFailures), CreatedAt: r.CreatedAt.UTC(),
+		UpdatedAt: r.UpdatedAt.UTC()}
+	if len(r.PreviousSecret) > 0 {
+		if ep.PreviousSecret, err = s.box.Open(r.PreviousSecret); err != nil {
+			return domain.Endpoint{}, err
+		}
+	}
+	if ep.EventTypes == nil {
+		ep.EventTypes = []string{}
+	}
+	return ep, nil
+}
+
+func deliveryFromRow(r db.WebhookDelivery) domain.Delivery {
+	return domain.Delivery{ID: r.ID, EndpointID: r.EndpointID, TenantID: r.TenantID, EventID: r.EventID, EventType: r.EventType,
+		Body: r.Body, Status: domain.DeliveryStatus(r.Status), Attempts: int(r.Attempts), ResponseCode: intp(r.ResponseCode),
+		LatencyMS: intp(r.LatencyMs), LastError: r.LastError, NextAttemptAt: utc(r.NextAttemptAt), LastAttemptAt: utc(r.LastAttemptAt),
+		ReplayOf: r.ReplayOf, CreatedAt: r.CreatedAt.UTC()}
+}
+
+// CreateEndpoint implements app.WebhookStore.
+func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.Endpoint, error) {
+	sealed, err := s.box.Seal(ep.Secret)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	r, err := s.q.CreateEndpoint(ctx, db.CreateEndpointParams{ID: ep.ID, TenantID: ep.TenantID, Url: ep.URL,
+		EventTypes: ep.EventTypes, Description: ep.Description, Secret: sealed, Now: ep.CreatedAt})
+	if err != nil {
+		return domain.Endpoint{}, fmt.Errorf("create endpoint: %w", err)
+	}
+	return s.endpointFromRow(r)
+}
+
+// GetEndpoint implements app.WebhookStore.
+func (s *Store) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint, error) {
+	r, err := s.q.GetEndpoint(ctx, id)
+	if err != nil {
+		return domain.Endpoint{}, pgxdb.NotFound(err, "webhook endpoint")
+	}
+	return s.endpointFromRow(r)
+}
+
+// ListEndpoints implements app.WebhookStore.
+func (s *Store) ListEndpoints(ctx context.Context, tenant *uuid.UUID, p app.Page) ([]domain.Endpoint, error) {
+	at, _, id := after(p)
+	rows, err := s.q.ListEndpoints(ctx, db.ListEndpointsParams{TenantID: tenant, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
+	if err != nil {
+		return nil, fmt.Errorf("list endpoints: %w", err)
+	}
+	out := make([]domain.Endpoint, 0, len(rows))
+	for _, r := range rows {
+		ep, err := s.endpointFromRow(r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ep)
+	}
+	return out, nil
+}
+
+// UpdateEndpoint implements app.WebhookStore.
+func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*domain.Endpoint) error) (domain.Endpoint, error) {
+	var out domain.Endpoint
+	err := pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		r, err := q.GetEndpointForUpdate(ctx, id)
+		if err != nil {
+			return pgxdb.NotFound(err, "webhook endpoint")
+		}
+		ep, err := s.endpointFromRow(r)
+		if err != nil {
+			return err
+		}
+		if err := change(&ep); err != nil {
+			return err
+		}
+		r, err = q.UpdateEndpoint(ctx, db.UpdateEndpointParams{ID: id, Url: ep.URL, EventTypes: ep.EventTypes,
+			Description: ep.Description, Enabled: ep.Enabled, DisabledReason: ep.DisabledReason,
+			ConsecutiveFailures: int32(ep.ConsecutiveFailures), Now: ep.UpdatedAt})
+		if err != nil {
+			return fmt.Errorf("update endpoint: %w", err)
+		}
+		out, err = s.endpointFromRow(r)
+		return err
+	})
+	return out, err
+}
+
+// RotateSecret implements app.WebhookStore: the current secret becomes the previous one
+// (ending an older previous one at once).
+func (s *Store) RotateSecret(ctx context.Context, id uuid.UUID, secret string, previousExpiresAt, now time.Time) (domain.Endpoint, error) {
+	sealed, err := s.box.Seal(secret)
+	if err != nil {
+		return domain.Endpoint{}, err
+	}
+	r, err := s.q.RotateEndpointSecret(ctx, db.RotateEndpointSecretParams{ID: id, Secret: sealed,
+		PreviousExpiresAt: &previousExpiresAt, Now: &now})
+	if err != nil {
+		return domain.Endpoint{}, pgxdb.NotFound(err, "webhook endpoint")
+	}
+	return s.endpointFromRow(r)
+}
+
+// DeleteEndpoint implements app.WebhookStore.
+func (s *Store) DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time) error {
+	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		n, err := q.DeleteEndpoint(ctx, db.DeleteEndpointParams{ID: id, Now: &now})
+		if err != nil {
+			return fmt.Errorf("delete endpoint: %w", err)
+		}
+		if n == 0 {
+			return pgxdb.NotFound(pgx.ErrNoRows, "webhook endpoint")
+		}
+		return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: id, Reason: str("endpoint deleted"), Now: now})
+	})
+}
+
+// ListDeliveries implements app.WebhookStore.
+func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p app.Page) ([]domain.Delivery, error) {
+	at, _, id := after(p)
+	rows, err := s.q.ListDeliveries(ctx, db.ListDeliveriesParams{EndpointID: endpoint, Status: status, AfterTime: at,
+		AfterID: id, MaxRows: maxRows(p)})
+	if err != nil {
+		return nil, fmt.Errorf("list deliveries: %w", err)
+	}
+	out := make([]domain.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = deliveryFromRow(r)
+	}
+	return out, nil
+}
+
+// GetDelivery implements app.WebhookStore (deliveries of deleted endpoints are gone).
+func (s *Store) GetDelivery(ctx context.Context, id uuid.UUID) (domain.Delivery, error) {
+	r, err := s.q.GetDelivery(ctx, id)
+	if err != nil {
+		return domain.Delivery{}, pgxdb.NotFound(err, "webhook delivery")
+	}
+	return deliveryFromRow(r), nil
+}
+
+// InsertReplay implements app.WebhookStore.
+func (s *Store) InsertReplay(ctx context.Context, original domain.Delivery, id uuid.UUID, now time.Time) (domain.Delivery, error) {
+	origID := original.ID
+	r, err := s.q.InsertDelivery(ctx, db.InsertDeliveryParams{ID: id, EndpointID: original.EndpointID, TenantID: original.TenantID,
+		EventID: original.EventID, EventType: original.EventType, Body: original.Body, Now: &now, ReplayOf: &origID})
+	if err != nil {
+		return domain.Delivery{}, fmt.Errorf("replay: %w", err)
+	}
+	return deliveryFromRow(r), nil
+}
+
+// ClaimDue implements app.DispatchStore.
+func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error) {
+	rows, err := s.q.ClaimDueDeliveries(ctx, db.ClaimDueDeliveriesParams{Now: now, LeaseUntil: &leaseUntil, MaxRows: int32(n)})
+	if err != nil {
+		return nil, fmt.Errorf("claim deliveries: %w", err)
+	}
+	out := make([]domain.Delivery, len(rows))
+	for i, r := range rows {
+		out[i] = deliveryFromRow(r)
+	}
+	return out, nil
+}
+
+// DispatchTargets implements app.DispatchStore.
+func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]app.DispatchTarget, error) {
+	rows, err := s.q.GetEndpointsForDispatch(ctx, endpoints)
+	if err != nil {
+		return nil, fmt.Errorf("dispatch targets: %w", err)
+	}
+	out := make(map[uuid.UUID]app.DispatchTarget, len(rows))
+	for _, r := range rows {
+		ep, err := s.endpointFromRow(db.WebhookEndpoint{ID: r.ID, TenantID: r.TenantID, Url: r.Url, EventTypes: r.EventTypes,
+			Description: r.Description, Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret,
+			PreviousSecret: r.PreviousSecret, PreviousSecretExpiresAt: r.PreviousSecretExpiresAt, SecretRotatedAt: r.SecretRotatedAt,
+			ConsecutiveFailures: r.ConsecutiveFailures, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+		if err != nil {
+			return nil, err
+		}
+		out[r.ID] = app.DispatchTarget{Endpoint: ep, Deleted: r.DeletedAt != nil, TenantSuspended: r.TenantSuspended}
+	}
+	return out, nil
+}
+
+// RecordAttempt implements app.DispatchStore: the delivery's outcome and the endpoint's
+// failure count in one transaction; at the threshold the endpoint is disabled and its
+// pending deliveries are given up.
+func (s *Store) RecordAttempt(ctx context.Context, r app.AttemptRecord) error {
+	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		q := s.q.WithTx(tx)
+		var attempted int32
+		var last *time.Time
+		if r.Attempted {
+			attempted, last = 1, &r.At
+		}
+		if err := q.RecordAttempt(ctx, db.RecordAttemptParams{ID: r.DeliveryID, Status: string(r.Status), Attempted: attempted,
+			ResponseCode: i32(r.ResponseCode), LatencyMs: i32(r.LatencyMS), LastError: r.LastError,
+			NextAttemptAt: r.NextAttemptAt, LastAttemptAt: last, Now: r.At}); err != nil {
+			return fmt.Errorf("record attempt: %w", err)
+		}
+		switch {
+		case r.Succeeded:
+			return q.EndpointSucceeded(ctx, r.EndpointID)
+		case r.Exhausted:
+			enabled, err := q.EndpointFailed(ctx, db.EndpointFailedParams{ID: r.EndpointID, Threshold: int32(r.DisableAfter),
+				Reason: fmt.Sprintf("%d deliveries in a row failed after all their retries", r.DisableAfter), Now: r.At})
+			if err != nil {
+				return fmt.Errorf("count endpoint failure: %w", err)
+			}
+			if !enabled {
+				return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: r.EndpointID, Reason: str("endpoint disabled"), Now: r.At})
+			}
+		}
+		return nil
+	})
+}
+
+// PurgeDeleted implements app.DispatchStore.
+func (s *Store) PurgeDeleted(ctx context.Context, before time.Time) (int64, error) {
+	return s.q.PurgeDeletedEndpoints(ctx, before)
+}

@@ -1,0 +1,134 @@
+-- name: CreateEndpoint :one
+INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, description, enabled, secret, created_at, updated_at)
+VALUES (@id, @tenant_id, @url, @event_types, @description, true, @secret, @now, @now)
+RETURNING *;
+
+-- name: GetEndpoint :one
+SELECT * FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL;
+
+-- name: GetEndpointForUpdate :one
+SELECT * FROM webhook_endpoints WHERE id = $1 AND deleted_at IS NULL FOR UPDATE;
+
+-- name: ListEndpoints :many
+SELECT * FROM webhook_endpoints
+WHERE deleted_at IS NULL
+  AND (sqlc.narg(tenant_id)::uuid IS NULL OR tenant_id = sqlc.narg(tenant_id))
+  AND (sqlc.narg(after_time)::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg(after_time)::timestamptz, sqlc.narg(after_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: UpdateEndpoint :one
+UPDATE webhook_endpoints SET
+    url = @url,
+    event_types = @event_types,
+    description = @description,
+    enabled = @enabled,
+    disabled_reason = @disabled_reason,
+    consecutive_failures = @consecutive_failures,
+    updated_at = @now
+WHERE id = @id AND deleted_at IS NULL
+RETURNING *;
+
+-- name: RotateEndpointSecret :one
+UPDATE webhook_endpoints SET
+    previous_secret = secret,
+    secret = @secret,
+    previous_secret_expires_at = @previous_expires_at,
+    secret_rotated_at = @now,
+    updated_at = @now
+WHERE id = @id AND deleted_at IS NULL
+RETURNING *;
+
+-- name: DeleteEndpoint :execrows
+UPDATE webhook_endpoints SET deleted_at = @now, enabled = false, updated_at = @now
+WHERE id = @id AND deleted_at IS NULL;
+
+-- name: AbandonDeliveries :exec
+-- Pending deliveries of an endpoint that was deleted or disabled are given up.
+UPDATE webhook_deliveries SET status = 'failed', last_error = @reason, next_attempt_at = NULL, updated_at = @now
+WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'retrying');
+
+-- name: ListDeliverableEndpoints :many
+-- Enabled endpoints of the given tenants, except those of suspended tenants.
+SELECT e.id, e.tenant_id, e.event_types FROM webhook_endpoints e
+WHERE e.tenant_id = ANY(@tenant_ids::uuid[]) AND e.enabled AND e.deleted_at IS NULL
+  AND NOT EXISTS (SELECT 1 FROM tenants t WHERE t.tenant_id = e.tenant_id AND t.suspended);
+
+-- name: InsertDeliveries :copyfrom
+INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, event_type, body, status,
+                                next_attempt_at, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+
+-- name: InsertDelivery :one
+INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, event_type, body, status,
+                                next_attempt_at, replay_of, created_at, updated_at)
+VALUES (@id, @endpoint_id, @tenant_id, @event_id, @event_type, @body, 'pending', @now, @replay_of, @now, @now)
+RETURNING *;
+
+-- name: GetDelivery :one
+SELECT d.* FROM webhook_deliveries d
+JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.deleted_at IS NULL
+WHERE d.id = $1;
+
+-- name: ListDeliveries :many
+SELECT * FROM webhook_deliveries
+WHERE endpoint_id = @endpoint_id
+  AND (sqlc.narg(status)::text IS NULL OR status = sqlc.narg(status))
+  AND (sqlc.narg(after_time)::timestamptz IS NULL
+       OR (created_at, id) < (sqlc.narg(after_time)::timestamptz, sqlc.narg(after_id)::uuid))
+ORDER BY created_at DESC, id DESC
+LIMIT @max_rows;
+
+-- name: ClaimDueDeliveries :many
+-- Leases due deliveries to this dispatcher: their next_attempt_at moves past the lease,
+-- so another pod skips them while they are in flight and retries them if this one dies.
+UPDATE webhook_deliveries d SET next_attempt_at = @lease_until, updated_at = @now
+WHERE d.id IN (
+    SELECT id FROM webhook_deliveries
+    WHERE status IN ('pending', 'retrying') AND next_attempt_at <= @now
+    ORDER BY next_attempt_at
+    LIMIT @max_rows
+    FOR UPDATE SKIP LOCKED)
+RETURNING d.*;
+
+-- name: GetEndpointsForDispatch :many
+SELECT e.*, COALESCE(t.suspended, false)::boolean AS tenant_suspended
+FROM webhook_endpoints e
+LEFT JOIN tenants t ON t.tenant_id = e.tenant_id
+WHERE e.id = ANY(@ids::uuid[]);
+
+-- name: RecordAttempt :exec
+UPDATE webhook_deliveries SET
+    status = @status,
+    attempts = attempts + @attempted,
+    response_code = @response_code,
+    latency_ms = @latency_ms,
+    last_error = @last_error,
+    next_attempt_at = @next_attempt_at,
+    last_attempt_at = COALESCE(@last_attempt_at, last_attempt_at),
+    updated_at = @now
+WHERE id = @id;
+
+-- name: EndpointSucceeded :exec
+UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0;
+
+-- name: EndpointFailed :one
+-- Counts a delivery that exhausted its retries; at the threshold the endpoint is disabled.
+UPDATE webhook_endpoints SET
+    consecutive_failures = consecutive_failures + 1,
+    enabled = CASE WHEN consecutive_failures + 1 >= @threshold::int THEN false ELSE enabled END,
+    disabled_reason = CASE WHEN consecutive_failures + 1 >= @threshold::int AND enabled
+                           THEN @reason::text ELSE disabled_reason END,
+    updated_at = @now
+WHERE id = @id
+RETURNING enabled;
+
+-- name: PurgeDeletedEndpoints :execrows
+-- Delivery records of endpoints deleted more than the retention ago go, then the endpoints.
+WITH gone AS (
+    SELECT we.id FROM webhook_endpoints we WHERE we.deleted_at < @before::timestamptz
+), purged AS (
+    DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM gone)
+)
+DELETE FROM webhook_endpoints WHERE id IN (SELECT id FROM gone);
