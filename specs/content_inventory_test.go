@@ -312,8 +312,8 @@ func (p *contentSeedParser) parseBrace(s string) (*contentSeedShape, error) {
 		f := contentSeedField{Name: name, Type: contentSeedType{Kind: "string"}}
 		rest := strings.TrimSpace(entry[len(name):])
 		for rest != "" {
-			switch {
-			case rest[0] == '(':
+			switch rest[0] {
+			case '(':
 				end := contentMatching(rest, 0)
 				if end < 0 {
 					return nil, fmt.Errorf("unbalanced %q", entry)
@@ -329,7 +329,7 @@ func (p *contentSeedParser) parseBrace(s string) (*contentSeedShape, error) {
 					f.Type = t
 				}
 				rest = strings.TrimSpace(rest[end+1:])
-			case rest[0] == ':':
+			case ':':
 				t, _, err := p.parseType(rest[1:])
 				if err != nil {
 					return nil, err

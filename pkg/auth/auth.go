@@ -76,6 +76,7 @@ type Authenticator struct {
 	methods []string
 	jwks    *jwks
 	tokens  []serviceToken
+	cache   verifiedCache
 }
 
 type serviceToken struct {
@@ -141,6 +142,9 @@ func (a *Authenticator) VerifyJWT(ctx context.Context, token string) (Principal,
 	if strings.HasPrefix(token, ServiceTokenPrefix) {
 		return Principal{}, invalid("a service token is not a user token", nil)
 	}
+	if p, ok := a.cache.get(token, time.Now(), a.cfg.Leeway); ok {
+		return p, nil
+	}
 	parser := jwt.NewParser(
 		jwt.WithValidMethods(a.methods),
 		jwt.WithIssuer(a.cfg.Issuer),
@@ -161,7 +165,13 @@ func (a *Authenticator) VerifyJWT(ctx context.Context, token string) (Principal,
 	if err != nil {
 		return Principal{}, invalid("token tenant_id is missing or not a uuid", err)
 	}
-	return Principal{Kind: User, UserID: sub, TenantID: tenant, Roles: c.Roles}, nil
+	p := Principal{Kind: User, UserID: sub, TenantID: tenant, Roles: c.Roles}
+	entry := verifiedToken{principal: p, expires: c.ExpiresAt.Time}
+	if c.NotBefore != nil {
+		entry.notBefore = c.NotBefore.Time
+	}
+	a.cache.put(token, entry)
+	return p, nil
 }
 
 // key picks the verification key for t; the algorithm family decides where the key comes from,

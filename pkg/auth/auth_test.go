@@ -326,3 +326,33 @@ func TestPrincipalTravelsInContext(t *testing.T) {
 		t.Fatalf("got %+v %v", got, ok)
 	}
 }
+
+func TestAVerifiedTokenStillExpiresAndItsVariantsAreCheckedAgain(t *testing.T) {
+	a, err := auth.NewAuthenticator(auth.Config{Issuer: issuer, Audience: audience, HS256Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, tenant := uuid.New(), uuid.New()
+	c := validClaims(sub, tenant)
+	c.ExpiresAt = jwt.NewNumericDate(time.Now().Add(1500 * time.Millisecond))
+	tok := sign(t, jwt.SigningMethodHS256, secret, "", c)
+	for i := 0; i < 2; i++ { // the second call is answered from the cache
+		if p, err := a.VerifyJWT(context.Background(), tok); err != nil || p.UserID != sub {
+			t.Fatalf("call %d: %v %+v", i, err, p)
+		}
+	}
+	// A different signature on the same claims is a different token: verified from scratch.
+	if _, err := a.VerifyJWT(context.Background(), tok[:len(tok)-2]+"AA"); err == nil {
+		t.Fatal("a token with a tampered signature was accepted")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if _, err := a.VerifyJWT(context.Background(), tok); err != nil {
+			break // expired, although it was verified (and cached) before
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a cached token outlived its exp")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
