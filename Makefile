@@ -40,6 +40,8 @@ generate: tools ## Regenerate everything under gen/ from specs/ and queries
 	cd tools && GOWORK=off go run ./eventgen -in ../specs/asyncapi/events.yaml -out ../gen/events
 	@for s in $(SERVICES); do \
 	  $(NPX) openapi-typescript specs/openapi/$$s.yaml -o gen/ts/$$s/src/schema.ts --silent; done
+	@for s in $(SERVICES); do \
+	  (cd tools && GOWORK=off go run ./sdkgen -spec ../specs/openapi/$$s.yaml -out ../gen/ts/$$s -npm-root ..); done
 
 .PHONY: check-generated
 check-generated: generate ## Fail when gen/ differs from what the specs and queries produce

@@ -69,4 +69,16 @@
 //
 // With a GoChannel (NewGoChannel) as both publisher and subscriber the same code runs in
 // one process; Consume then subscribes one handler per event type.
+//
+// # Observability
+//
+// NewPrometheusMetrics counts attempts by event type (handled, failed, dead-lettered) and
+// times them (bus_message_handling_duration_seconds{event_type,outcome}). Each handler runs
+// in a consumer span whose parent is the producer's span, so a request and the events it
+// publishes share one trace. NewBacklogCollector samples the consumer lag (depth of
+// <service>.events), the dead-letter queue's depth and the outbox backlog on /metrics:
+//
+//	m, err := bus.NewPrometheusMetrics(tel.Registry)
+//	backlog, err := bus.NewBacklogCollector(cfg, pool, tel.Registry, log, bus.BacklogOptions{})
+//	defer backlog.Close()
 package bus

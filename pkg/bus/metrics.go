@@ -16,9 +16,11 @@ func (noMetrics) Handled(string)      {}
 func (noMetrics) Failed(string)       {}
 func (noMetrics) DeadLettered(string) {}
 
-// PrometheusMetrics counts into bus_messages_{handled,failed,dead_lettered}_total{event_type}.
+// PrometheusMetrics counts into bus_messages_{handled,failed,dead_lettered}_total{event_type}
+// and times attempts in bus_message_handling_duration_seconds{event_type,outcome}.
 type PrometheusMetrics struct {
 	handled, failed, deadLettered *prometheus.CounterVec
+	duration                      *prometheus.HistogramVec
 }
 
 // NewPrometheusMetrics registers the counters on reg.
@@ -30,8 +32,9 @@ func NewPrometheusMetrics(reg prometheus.Registerer) (*PrometheusMetrics, error)
 		handled:      counter("bus_messages_handled_total", "Handler attempts that succeeded."),
 		failed:       counter("bus_messages_failed_total", "Handler attempts that returned an error or panicked."),
 		deadLettered: counter("bus_messages_dead_lettered_total", "Messages published to the dead-letter queue."),
+		duration:     newDurationHistogram(),
 	}
-	for _, c := range []prometheus.Collector{m.handled, m.failed, m.deadLettered} {
+	for _, c := range []prometheus.Collector{m.handled, m.failed, m.deadLettered, m.duration} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}

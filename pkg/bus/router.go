@@ -94,7 +94,9 @@ func observe(m Metrics) message.HandlerMiddleware {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			n, _ := strconv.Atoi(msg.Metadata.Get(MetaDeadLetterAttempts))
 			msg.Metadata.Set(MetaDeadLetterAttempts, strconv.Itoa(n+1))
+			start := time.Now()
 			out, err := h(msg)
+			observeDuration(m, eventType(msg), err, time.Since(start))
 			if err != nil {
 				m.Failed(eventType(msg))
 			} else {
@@ -165,5 +167,9 @@ func (h Handlers) handle(msg *message.Message) error {
 	if !ok {
 		return nil
 	}
-	return fn(ContextWithTrace(msg), env)
+	ctx, span := startConsumerSpan(msg, env)
+	defer span.End()
+	err = fn(ctx, env)
+	endConsumerSpan(span, err)
+	return err
 }

@@ -1,0 +1,17 @@
+// Package e2e holds the platform's end-to-end checks, run by `make test`:
+//
+//   - dockerfile_test.go: each service Dockerfile's build stages run without Docker (same
+//     COPY set after .dockerignore, same commands) and its invariants hold (multi-stage,
+//     pinned bases, non-root, static binary); the binaries built so are the ones the other
+//     tests run.
+//   - manifests_test.go: every Kubernetes manifest under services/<s>/deploy decodes strictly
+//     into the API types, the kustomize base and example overlay render, and the invariants
+//     hold (probes, non-root read-only, limits, pinned images, HPA/PDB/Job wiring).
+//   - compose_test.go: compose.yaml brings every service up in order (depends_on targets,
+//     health checks, one-shot steps) with variables the services read.
+//   - shutdown_test.go: SIGTERM loses neither in-flight requests nor in-flight messages.
+//   - sdk_test.go: `make sdk` builds the TypeScript SDKs; a TypeScript program and the Go
+//     examples (examples/<s>) call a running service through them.
+//
+// The module also shows the Go clients of gen/ used from another module: examples/<s>.
+package e2e
