@@ -346,12 +346,32 @@ func (d *decoder) finish(validate error) error {
 }
 
 func (d *decoder) str(name string, raw json.RawMessage) (string, bool) {
+	if len(raw) == 0 || raw[0] != '"' {
+		d.add(name, "must be a string")
+		return "", false
+	}
+	// Fast path: ids, enums and timestamps carry no escapes; json.Decoder already checked the
+	// token is well-formed, so the bytes between the quotes are the string.
+	if n := len(raw); n >= 2 && raw[n-1] == '"' && plainString(raw[1:n-1]) {
+		return string(raw[1 : n-1]), true
+	}
 	var s string
-	if len(raw) == 0 || raw[0] != '"' || json.Unmarshal(raw, &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		d.add(name, "must be a string")
 		return "", false
 	}
 	return s, true
+}
+
+// plainString reports whether b needs no unescaping: no backslash, quote or control byte,
+// and valid UTF-8 (json.Unmarshal would replace invalid bytes, so those take the slow path).
+func plainString(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' || c == '"' || c < 0x20 || c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *decoder) uuid(name string, raw json.RawMessage) (uuid.UUID, bool) {
