@@ -21,6 +21,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/config"
 )
 
 const (
@@ -354,5 +355,20 @@ func TestAVerifiedTokenStillExpiresAndItsVariantsAreCheckedAgain(t *testing.T) {
 			t.Fatal("a cached token outlived its exp")
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestFromConfigNeedsSomeCredentialAndParsesServiceTokens(t *testing.T) {
+	if _, err := auth.FromConfig(config.Common{JWTIssuer: issuer, JWTAudience: audience}); err == nil {
+		t.Fatal("a service without any credential method was built")
+	}
+	tok, _ := auth.GenerateServiceToken()
+	a, err := auth.FromConfig(config.Common{ServiceTokens: "orchestrator:" + auth.HashServiceToken(tok) + ":content:admin"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := a.VerifyServiceToken(tok)
+	if err != nil || p.Name != "orchestrator" || !p.HasScope("content:admin") {
+		t.Fatalf("service token: %+v %v", p, err)
 	}
 }

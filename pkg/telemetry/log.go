@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"os"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
@@ -58,4 +59,14 @@ func (h contextHandler) WithAttrs(attrs []slog.Attr) slog.Handler {
 
 func (h contextHandler) WithGroup(name string) slog.Handler {
 	return contextHandler{Handler: h.Handler.WithGroup(name)}
+}
+
+// ServiceLogger is the JSON logger of a service on stderr at a level named in configuration
+// (debug, info, warn, error); an unknown name means info.
+func ServiceLogger(service, level string) *slog.Logger {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		l = slog.LevelInfo
+	}
+	return NewLogger(os.Stderr, l, service)
 }

@@ -10,7 +10,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -51,14 +50,6 @@ func main() {
 	))
 }
 
-func newLogger(c Config) *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	return telemetry.NewLogger(os.Stderr, level, "orgboard")
-}
-
 func migrationSets() []pgxdb.Migrations {
 	return []pgxdb.Migrations{{Name: "orgboard", FS: migrations.FS}}
 }
@@ -68,22 +59,8 @@ func migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slog.SetDefault(newLogger(c))
+	slog.SetDefault(telemetry.ServiceLogger("orgboard", c.LogLevel))
 	return pgxdb.Migrate(ctx, c.DatabaseURL, migrationSets()...)
-}
-
-func authenticator(c config.Common) (*auth.Authenticator, error) {
-	tokens, err := auth.ParseServiceTokens(c.ServiceTokens)
-	if err != nil {
-		return nil, err
-	}
-	if c.JWTSecret == "" && c.JWKSURL == "" {
-		return nil, errors.New("set JWT_HS256_SECRET (development) or JWT_JWKS_URL (production): the API needs user tokens")
-	}
-	return auth.NewAuthenticator(auth.Config{
-		Issuer: c.JWTIssuer, Audience: c.JWTAudience, HS256Secret: []byte(c.JWTSecret),
-		JWKSURL: c.JWKSURL, ServiceTokens: tokens,
-	})
 }
 
 // open builds the application on the configured database (migrating first when asked).
@@ -115,7 +92,7 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c)
+	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
 	slog.SetDefault(log)
 	tel, err := telemetry.Setup(ctx, "orgboard", telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
 	if err != nil {
@@ -126,7 +103,7 @@ func serve(ctx context.Context) error {
 		defer cancel()
 		_ = tel.Shutdown(sctx)
 	}()
-	authn, err := authenticator(c.Common)
+	authn, err := auth.FromConfig(c.Common)
 	if err != nil {
 		return err
 	}

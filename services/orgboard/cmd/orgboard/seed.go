@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 )
 
@@ -30,7 +31,7 @@ func seed(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c)
+	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
 	a, closeDB, err := open(ctx, c, log)
 	if err != nil {
 		return err

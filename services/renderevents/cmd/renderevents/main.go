@@ -20,6 +20,7 @@ import (
 
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -44,20 +45,12 @@ func main() {
 	))
 }
 
-func newLogger(c service.Config) *slog.Logger {
-	var level slog.Level
-	if err := level.UnmarshalText([]byte(c.LogLevel)); err != nil {
-		level = slog.LevelInfo
-	}
-	return telemetry.NewLogger(os.Stderr, level, service.Name)
-}
-
 func migrate(ctx context.Context) error {
 	c, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	slog.SetDefault(newLogger(c))
+	slog.SetDefault(telemetry.ServiceLogger(service.Name, c.LogLevel))
 	return pgxdb.Migrate(ctx, c.DatabaseURL, service.Migrations()...)
 }
 
@@ -90,7 +83,7 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log := newLogger(c)
+	log := telemetry.ServiceLogger(service.Name, c.LogLevel)
 	slog.SetDefault(log)
 	if os.Getenv("GOGC") == "" {
 		// The heap is small and short-lived (event batches): trade a little memory for less GC.
@@ -105,7 +98,7 @@ func serve(ctx context.Context) error {
 		defer cancel()
 		_ = tel.Shutdown(sctx)
 	}()
-	authn, err := service.Authenticator(c.Common)
+	authn, err := auth.FromConfig(c.Common)
 	if err != nil {
 		return err
 	}

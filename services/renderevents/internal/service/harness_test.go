@@ -78,7 +78,7 @@ func start(t *testing.T, opts ...option) *harness {
 		o(&cfg)
 	}
 	pool, _ := pgtest.NewDB(t, service.Migrations()...)
-	authn, err := service.Authenticator(cfg.Common)
+	authn, err := auth.FromConfig(cfg.Common)
 	if err != nil {
 		t.Fatal(err)
 	}

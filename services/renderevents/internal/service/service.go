@@ -96,19 +96,6 @@ func (c Config) RetrySchedule() ([]time.Duration, error) {
 	return out, nil
 }
 
-// Authenticator builds the verifier of bearer credentials from the common configuration.
-func Authenticator(c config.Common) (*auth.Authenticator, error) {
-	tokens, err := auth.ParseServiceTokens(c.ServiceTokens)
-	if err != nil {
-		return nil, err
-	}
-	if c.JWTSecret == "" && c.JWKSURL == "" && len(tokens) == 0 {
-		return nil, errors.New("set JWT_HS256_SECRET (development), JWT_JWKS_URL or SERVICE_TOKENS: the API needs credentials")
-	}
-	return auth.NewAuthenticator(auth.Config{Issuer: c.JWTIssuer, Audience: c.JWTAudience,
-		HS256Secret: []byte(c.JWTSecret), JWKSURL: c.JWKSURL, ServiceTokens: tokens})
-}
-
 // Deps are what the service is built on.
 type Deps struct {
 	Pool      *pgxpool.Pool
