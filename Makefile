@@ -88,8 +88,8 @@ test-only: ## Every module's tests with -race on real servers (no generation or 
 run: tools build ## Start the dependencies and the three services with demo data (Ctrl-C stops)
 	scripts/run.sh
 
-.PHONY: bench-content bench-orgboard bench-renderevents
-bench-content bench-orgboard bench-renderevents: build ## Benchmarks (figures go to BENCHMARKS.md)
+.PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents
+bench-content bench-content-uploads bench-orgboard bench-renderevents: build ## Benchmarks (figures go to BENCHMARKS.md)
 	scripts/$@.sh
 
 .PHONY: sdk

@@ -8,9 +8,12 @@ def parse(binary):
     env = out.split("environment:", 1)[1]
     rows = {}
     for line in env.splitlines():
-        m = re.match(r"^  (\S+)\s+(.*?)\s{2,}(.*)$", line) or re.match(r"^  (\S+)\s+(\S+) (.*)$", line)
-        if m:
-            rows[m.group(1)] = (m.group(2), m.group(3))
+        if not line.startswith("  "):
+            continue
+        # `help` prints name, default (never containing a space) and description.
+        parts = line.split(None, 2)
+        if len(parts) == 3:
+            rows[parts[0]] = (parts[1], parts[2])
     return rows
 
 def table(rows):
@@ -22,7 +25,8 @@ def table(rows):
 
 services = ["content", "orgboard", "renderevents"]
 envs = {s: parse(f"bin/{s}") for s in services}
-common = set.intersection(*(set(e) for e in envs.values()))
+common = {k for k in set.intersection(*(set(e) for e in envs.values()))
+          if len({envs[s][k][0] for s in services}) == 1}
 readme = open("README.md").read()
 start, end = "<!-- env:begin -->", "<!-- env:end -->"
 parts = ["Shared by the three services:", "", table({k: envs["content"][k] for k in common})]

@@ -43,6 +43,7 @@ done
 for p in 8081 8082 8083; do wait_port 127.0.0.1 $p 30 || die "a service did not start on :$p"; done
 
 token=$(bin/content token --roles admin --ttl 12h)
+owner=$(bin/orgboard token --sub 00000000-0000-7000-8000-00000000000a --ttl 12h) # the demo organization's Owner
 cat <<MSG
 
   content       http://127.0.0.1:8081/docs   (API base http://127.0.0.1:8081/v1)
@@ -53,6 +54,10 @@ cat <<MSG
   An admin token for 12 hours:
     export TOKEN=$token
     curl -H "Authorization: Bearer \$TOKEN" 'http://127.0.0.1:8081/v1/templates?sort=popular'
+
+  The demo organization's Owner on orgboard (…0b is its Lead, …0c a Member):
+    export OWNER=$owner
+    curl -H "Authorization: Bearer \$OWNER" http://127.0.0.1:8082/api/orgboard/teams
 
   Render events for the demo: bin/renderevents simulate --jobs 20
   Ctrl-C stops everything.

@@ -274,6 +274,9 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 			return errs.Ef(errs.UnsupportedMedia, "content type %q is not accepted; use %s", ct,
 				strings.Join(slices.Sorted(mapKeys(op.RequestBody.Value.Content)), " or "))
 		}
+		if err := multipartBoundary(ct); err != nil {
+			return err
+		}
 		if streamed(ct) {
 			opts.ExcludeRequestBody = true
 		}
@@ -304,6 +307,16 @@ func mapKeys[V any](m map[string]V) func(func(string) bool) {
 
 func hasBody(req *http.Request) bool {
 	return req.Body != nil && req.Body != http.NoBody && req.ContentLength != 0
+}
+
+// multipartBoundary refuses a multipart body whose Content-Type names no boundary: no
+// reader can split it, so it is the caller's mistake (400), not a handler's failure.
+func multipartBoundary(contentType string) error {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || !strings.HasPrefix(mt, "multipart/") || params["boundary"] != "" {
+		return nil
+	}
+	return errs.InvalidFields(errs.Field("header.Content-Type", "a multipart body needs a boundary parameter"))
 }
 
 // streamed reports whether a body of this media type goes to the handler unread: everything

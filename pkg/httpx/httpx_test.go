@@ -414,6 +414,12 @@ func TestUploadStreamsPastTheDefaultBodyLimit(t *testing.T) {
 			t.Fatalf("status %d", r.status)
 		}
 	})
+	t.Run("a multipart body without a boundary is a 400 naming the header", func(t *testing.T) {
+		r := do(t, "POST", url+"/v1/uploads", svcToken, "multipart/form-data", "--x--")
+		if r.status != 400 || len(r.problem.Errors) != 1 || r.problem.Errors[0].Field != "header.Content-Type" {
+			t.Fatalf("status %d %s", r.status, r.body)
+		}
+	})
 	t.Run("an anonymous upload is a 401", func(t *testing.T) {
 		r := do(t, "POST", url+"/v1/uploads", "", mw.FormDataContentType(), "--x--")
 		if r.status != 401 {

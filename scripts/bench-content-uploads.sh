@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# The single-request AEP upload: PUT /v1/projects/{id}/aep of a BENCH_UPLOAD_MB (200) MiB file,
+# streamed by curl from a second process through bin/content serve into MinIO, set beside a
+# plain S3 PutObject of the same file by the same client (curl --aws-sigv4) into the same MinIO
+# as the ceiling. Memory: the service's peak RSS (VmHWM of /proc/<pid>/status, reset before
+# each upload through clear_refs) against its resident size before the upload; a service that
+# buffered the file would peak above the file's size.
+# Knobs: BENCH_UPLOAD_MB (200), BENCH_RUNS (3), BENCH_DB (content_uploads_bench),
+# S3_UPLOAD_PART_SIZE / S3_UPLOAD_CONCURRENCY (the service's streaming parts, 8 MiB x 2).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+ensure_postgres
+ensure_rabbitmq
+for tool in curl jq psql md5sum; do command -v $tool >/dev/null || die "$tool is needed"; done
+log "building bin/content"
+go build -o bin/content ./services/content/cmd/content
+
+mb=${BENCH_UPLOAD_MB:-200}
+runs=${BENCH_RUNS:-3}
+db=${BENCH_DB:-content_uploads_bench}
+admin="postgres://postgres@$PG_HOST:$PG_PORT/postgres?sslmode=disable"
+
+tmp=$(mktemp -d)
+pid=
+trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; [[ -n ${MINIO_PID:-} ]] && kill "$MINIO_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+start_minio "$tmp/minio"
+
+export DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/$db?sslmode=disable"
+export JWT_HS256_SECRET=bench-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
+export LOG_LEVEL=warn S3_BUCKET_TEMPLATES=bench-templates S3_BUCKET_MEDIA=bench-media
+export AMQP_SERVICE_NAME=content-uploads-bench AMQP_EVENTS_EXCHANGE=events-uploads-bench
+
+log "recreating database $db"
+psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
+bin/content migrate 2>/dev/null
+
+port=$(free_port 18181)
+HTTP_ADDR=127.0.0.1:$port bin/content serve &
+pid=$!
+base="http://127.0.0.1:$port"
+for ((i = 0; i < 300; i++)); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
+curl -fs "$base/readyz" >/dev/null || die "bin/content serve is not ready"
+
+token=$(bin/content token --roles admin)
+auth=(-H "Authorization: Bearer $token")
+container=$(curl -fsS "${auth[@]}" -H 'Content-Type: application/json' \
+  -d '{"slug":"bench-upload","name":"Bench upload","primary_mode":"video"}' "$base/v1/containers" | jq -r .id)
+project=$(curl -fsS "${auth[@]}" -H 'Content-Type: application/json' \
+  -d "{\"container_id\":\"$container\",\"name\":\"bench 16:9\",\"original_width\":1920,\"original_height\":1080,\"project_duration_sec\":30,\"choose_mode\":\"free\"}" \
+  "$base/v1/projects" | jq -r .id)
+
+file=$tmp/bench.aep
+log "writing a $mb MiB file"
+head -c $((mb * 1024 * 1024)) /dev/urandom >"$file"
+want=$(md5sum "$file" | cut -d' ' -f1)
+s3auth=(--aws-sigv4 "aws:amz:${S3_REGION}:s3" --user "$S3_ACCESS_KEY:$S3_SECRET_KEY" -H "x-amz-content-sha256: UNSIGNED-PAYLOAD")
+curl -fsS -X PUT "${s3auth[@]}" "$S3_ENDPOINT/bench-direct" >/dev/null
+
+kb() { awk -v k="$1" '$1 == k":" {print $2}' "/proc/$pid/status"; }
+median() { sort -n | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
+rss_before=$(kb VmRSS)
+: >"$tmp/service" && : >"$tmp/direct" && : >"$tmp/hwm"
+for ((r = 1; r <= runs; r++)); do
+  # Reset the peak RSS so VmHWM is this upload's (needs Linux >= 4.0 and the right to write it).
+  echo 5 >"/proc/$pid/clear_refs" 2>/dev/null || log "cannot reset VmHWM: the peak covers the whole life of the process"
+  read -r code secs < <(curl -sS -o "$tmp/resp.json" -w '%{http_code} %{time_total}\n' -X PUT "${auth[@]}" -H 'Expect:' \
+    -F "file=@$file;type=application/octet-stream" "$base/v1/projects/$project/aep")
+  [[ $code == 200 ]] || die "upload answered $code: $(cat "$tmp/resp.json")"
+  [[ $(jq -r .aep_file_md5 "$tmp/resp.json") == "$want" ]] || die "the recorded MD5 is not the file's"
+  echo "$secs" >>"$tmp/service"
+  kb VmHWM >>"$tmp/hwm"
+  read -r code secs < <(curl -sS -o /dev/null -w '%{http_code} %{time_total}\n' -T "$file" "${s3auth[@]}" "$S3_ENDPOINT/bench-direct/run-$r.aep")
+  [[ $code == 200 ]] || die "the direct PutObject answered $code"
+  echo "$secs" >>"$tmp/direct"
+done
+
+svc=$(median <"$tmp/service")
+dir=$(median <"$tmp/direct")
+hwm=$(sort -n "$tmp/hwm" | tail -1)
+echo
+echo "$mb MiB file, $runs runs (median time; peak RSS = highest VmHWM of the runs)"
+echo
+echo "| path | time s | MiB/s | service peak RSS MiB (before: $((rss_before / 1024))) | ratio to PutObject |"
+echo "|---|---:|---:|---:|---:|"
+awk -v mb="$mb" -v s="$svc" -v d="$dir" -v h="$hwm" 'BEGIN {
+  printf "| PUT /v1/projects/{id}/aep (curl -> service -> MinIO, MD5 on the way) | %.2f | %.0f | %.0f | %.2f |\n", s, mb / s, h / 1024, d / s
+  printf "| S3 PutObject (curl -> MinIO) | %.2f | %.0f | - | 1.00 |\n", d, mb / d
+}'

@@ -1,0 +1,251 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+const aepContentType = "application/octet-stream"
+
+// errAepTooLarge points a too large single-request upload to the multipart upload.
+func (m *Media) errAepTooLarge() error {
+	return errs.Ef(errs.TooLarge, "the AEP file is larger than %d bytes (%d MiB), the bound of the single-request upload: "+
+		"upload it with POST /projects/{project_id}/aep/start-upload and POST /projects/{project_id}/aep/complete-upload",
+		m.cfg.AepMaxSingleUpload, m.cfg.AepMaxSingleUpload>>20)
+}
+
+// aepKey is where a project's AEP file goes; a fresh id per upload, so a replaced file stays
+// readable until the project points at the new one.
+func aepKey(projectID uuid.UUID, filename string) (string, error) {
+	id, err := newID()
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("projects/%s/aep/%s/%s", projectID, id, safeName(filename, "project.aep")), nil
+}
+
+// UploadAep streams an AEP file to object storage (MD5 and size computed on the way, the file
+// never held in memory) and records it on the project, replacing the previous file.
+func (m *Media) UploadAep(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, body io.Reader) (domain.AepFile, error) {
+	if err := actor.RequireAdmin(); err != nil {
+		return domain.AepFile{}, err
+	}
+	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+		return domain.AepFile{}, err
+	}
+	key, err := aepKey(projectID, filename)
+	if err != nil {
+		return domain.AepFile{}, err
+	}
+	bucket := m.cfg.TemplatesBucket
+	bounded := &boundedReader{r: body, limit: m.cfg.AepMaxSingleUpload, err: m.errAepTooLarge()}
+	size, sum, err := m.objects.Put(ctx, bucket, key, aepContentType, bounded)
+	if err != nil {
+		return domain.AepFile{}, err
+	}
+	f := domain.AepFile{URL: m.objects.URL(bucket, key), Key: key, MD5: sum, Size: size}
+	if err := m.register(ctx, projectID, f, nil); err != nil {
+		m.deleteQuietly(ctx, bucket, key)
+		return domain.AepFile{}, err
+	}
+	return f, nil
+}
+
+// register records f on the project (and forgets the finished upload u, if any) in one
+// transaction, then removes the file it replaced.
+func (m *Media) register(ctx context.Context, projectID uuid.UUID, f domain.AepFile, u *domain.AepUpload) error {
+	var prev string
+	err := m.store.InMediaTx(ctx, func(tx domain.MediaStore) error {
+		var err error
+		if prev, err = tx.SetProjectAepFile(ctx, projectID, f, m.now()); err != nil {
+			return err
+		}
+		if u != nil {
+			return tx.DeleteAepUpload(ctx, u.ID)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if prev != "" && prev != f.Key {
+		m.deleteQuietly(ctx, m.cfg.TemplatesBucket, prev)
+	}
+	return nil
+}
+
+// PartURL is the presigned URL of one part.
+type PartURL struct {
+	Number int32
+	URL    string
+}
+
+// StartedUpload is the answer to StartAepUpload.
+type StartedUpload struct {
+	UploadID  string
+	Bucket    string
+	Key       string
+	ChunkSize int64
+	Parts     []PartURL
+}
+
+// chunkSize picks the part size of a total: the configured size, grown (in whole MiB) when
+// the file would need more than 10,000 parts.
+func chunkSize(total, normal int64) int64 {
+	c := normal
+	if (total+c-1)/c > maxParts {
+		c = (total + maxParts - 1) / maxParts
+		c = (c + 1<<20 - 1) &^ (1<<20 - 1)
+	}
+	return c
+}
+
+// StartAepUpload starts an S3 multipart upload for a file of total bytes and presigns one
+// PUT URL per part. The pending upload is recorded so that the sweeper aborts it when it is
+// never completed.
+func (m *Media) StartAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, total int64) (StartedUpload, error) {
+	if err := actor.RequireAdmin(); err != nil {
+		return StartedUpload{}, err
+	}
+	if total < 1 || total > MaxAepTotalSize {
+		return StartedUpload{}, invalidField("body.total_size_bytes", fmt.Sprintf("must be from 1 to %d bytes", int64(MaxAepTotalSize)))
+	}
+	if filename == "" {
+		return StartedUpload{}, invalidField("body.filename", "is required")
+	}
+	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+		return StartedUpload{}, err
+	}
+	chunk := chunkSize(total, m.cfg.AepChunkSize)
+	n := int((total + chunk - 1) / chunk)
+	key, err := aepKey(projectID, filename)
+	if err != nil {
+		return StartedUpload{}, err
+	}
+	bucket := m.cfg.TemplatesBucket
+	uploadID, err := m.objects.StartMultipart(ctx, bucket, key, aepContentType)
+	if err != nil {
+		return StartedUpload{}, err
+	}
+	out := StartedUpload{UploadID: uploadID, Bucket: bucket, Key: key, ChunkSize: chunk, Parts: make([]PartURL, n)}
+	for i := range n {
+		url, err := m.objects.PresignPart(ctx, bucket, key, uploadID, int32(i+1), m.cfg.PartURLTTL) //nolint:gosec // n <= 10,000
+		if err != nil {
+			_ = m.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
+			return StartedUpload{}, err
+		}
+		out.Parts[i] = PartURL{Number: int32(i + 1), URL: url} //nolint:gosec // n <= 10,000
+	}
+	id, err := newID()
+	if err != nil {
+		return StartedUpload{}, err
+	}
+	err = m.store.InsertAepUpload(ctx, domain.AepUpload{ID: id, ProjectID: projectID, UploadID: uploadID,
+		Bucket: bucket, Key: key, Filename: filename, TotalSize: total, ChunkSize: chunk, PartCount: n, CreatedAt: m.now()})
+	if err != nil {
+		_ = m.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
+		return StartedUpload{}, err
+	}
+	return out, nil
+}
+
+// CompleteAepUpload completes a multipart upload with every part, hashes the stored object
+// (streamed MD5) and registers it on the project. A missing, extra or unordered part, or one
+// S3 refuses (wrong ETag, never uploaded), is 400 and the upload stays open for a retry.
+func (m *Media) CompleteAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, uploadID string, parts []domain.CompletedPart) (domain.AepFile, error) {
+	if err := actor.RequireAdmin(); err != nil {
+		return domain.AepFile{}, err
+	}
+	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+		return domain.AepFile{}, err
+	}
+	u, err := m.store.GetAepUpload(ctx, projectID, uploadID)
+	if err != nil {
+		return domain.AepFile{}, err
+	}
+	if err := checkParts(parts, u.PartCount); err != nil {
+		return domain.AepFile{}, err
+	}
+	if err := m.objects.CompleteMultipart(ctx, u.Bucket, u.Key, u.UploadID, parts); err != nil {
+		if e, ok := errs.As(err); ok && e.Kind == errs.Invalid && len(e.Fields) == 0 {
+			return domain.AepFile{}, invalidField("body.parts", e.Detail)
+		}
+		return domain.AepFile{}, err
+	}
+	size, sum, err := m.objects.Hash(ctx, u.Bucket, u.Key)
+	if err != nil {
+		return domain.AepFile{}, err
+	}
+	f := domain.AepFile{URL: m.objects.URL(u.Bucket, u.Key), Key: u.Key, MD5: sum, Size: size}
+	if err := m.register(ctx, projectID, f, &u); err != nil {
+		return domain.AepFile{}, err
+	}
+	return f, nil
+}
+
+// checkParts wants parts 1..count, each once, in ascending order: S3 would accept a subset
+// and assemble a shorter file.
+func checkParts(parts []domain.CompletedPart, count int) error {
+	var bad []errs.FieldError
+	if !slices.IsSortedFunc(parts, func(a, b domain.CompletedPart) int { return int(a.Number - b.Number) }) {
+		bad = append(bad, errs.Field("body.parts", "must be in ascending part_number order"))
+	}
+	seen := make(map[int32]bool, len(parts))
+	for i, p := range parts {
+		switch {
+		case p.Number < 1 || int(p.Number) > count:
+			bad = append(bad, errs.Field(fmt.Sprintf("body.parts[%d].part_number", i), fmt.Sprintf("must be from 1 to %d", count)))
+		case seen[p.Number]:
+			bad = append(bad, errs.Field(fmt.Sprintf("body.parts[%d].part_number", i), "is repeated"))
+		}
+		seen[p.Number] = true
+		if p.ETag == "" {
+			bad = append(bad, errs.Field(fmt.Sprintf("body.parts[%d].etag", i), "is required"))
+		}
+	}
+	var missing []int
+	for n := 1; n <= count; n++ {
+		if !seen[int32(n)] { //nolint:gosec // count <= 10,000
+			missing = append(missing, n)
+		}
+	}
+	if len(missing) > 0 {
+		list := fmt.Sprint(missing[:min(len(missing), 10)])
+		if len(missing) > 10 {
+			list = fmt.Sprintf("%s and %d more", list, len(missing)-10)
+		}
+		bad = append(bad, errs.Field("body.parts", fmt.Sprintf("parts %s are missing: the upload has %d parts", list, count)))
+	}
+	if len(bad) > 0 {
+		return errs.InvalidFields(bad...)
+	}
+	return nil
+}
+
+// SweepAepUploads aborts the uploads started more than AepUploadMaxAge ago and never
+// completed, and forgets them. It returns how many it aborted.
+func (m *Media) SweepAepUploads(ctx context.Context) (int, error) {
+	stale, err := m.store.ListStaleAepUploads(ctx, m.now().Add(-m.cfg.AepUploadMaxAge), 100)
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, u := range stale {
+		if err := m.objects.AbortMultipart(ctx, u.Bucket, u.Key, u.UploadID); err != nil {
+			m.log.WarnContext(ctx, "could not abort a stale AEP upload", "upload_id", u.UploadID, "error", err.Error())
+			continue
+		}
+		if err := m.store.DeleteAepUpload(ctx, u.ID); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}

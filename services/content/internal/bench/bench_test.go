@@ -1,0 +1,46 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+func TestScriptTurnsStatementsIntoOnePGBenchTransaction(t *testing.T) {
+	id := uuid.MustParse("01a202c4-c7dd-7325-9a95-0fd169001fa7")
+	script, defines, err := Script([]Statement{
+		{SQL: "-- name: GetProject :one\nSELECT *\nFROM projects WHERE id = $1;\n", Args: []any{id}},
+		{SQL: "SELECT $1::text, $2::uuid[], $3, $4, $12", Args: []any{"wedding", []uuid.UUID{id, id}, int64(20), true,
+			5, 6, 7, 8, 9, 10, 11, int32(12)}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(script), "\n")
+	if len(lines) != 2 || lines[0] != "SELECT * FROM projects WHERE id = :s0_1;" ||
+		lines[1] != "SELECT :s1_1::text, :s1_2::uuid[], :s1_3, :s1_4, :s1_12;" {
+		t.Errorf("script:\n%s", script)
+	}
+	want := []string{"s0_1=" + id.String(), "s1_1=wedding", "s1_2={" + id.String() + "," + id.String() + "}", "s1_3=20", "s1_4=true"}
+	for i, w := range want {
+		if defines[i] != w {
+			t.Errorf("define %d = %q, want %q", i, defines[i], w)
+		}
+	}
+	if _, _, err := Script([]Statement{{SQL: "SELECT $1", Args: []any{struct{}{}}}}); err == nil {
+		t.Error("an argument without a text form must be refused")
+	}
+}
+
+func TestSummarizeGivesThroughputAndPercentiles(t *testing.T) {
+	var lat []time.Duration
+	for i := 100; i >= 1; i-- {
+		lat = append(lat, time.Duration(i)*time.Millisecond)
+	}
+	r := summarize(lat, 2, 10*time.Second)
+	if r.Requests != 100 || r.Errors != 2 || r.RPS != 10 || r.P50 != 51*time.Millisecond || r.P99 != 100*time.Millisecond {
+		t.Errorf("%+v", r)
+	}
+}

@@ -1,0 +1,108 @@
+// Package bench measures the content service under load: an HTTP load generator (run as its own
+// process, beside the service) and the same SQL run by pgbench as the ceiling.
+package bench
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// Result is the outcome of one measured run.
+type Result struct {
+	Requests int64         `json:"requests"`
+	Errors   int64         `json:"errors"`
+	Duration time.Duration `json:"duration_ns"`
+	RPS      float64       `json:"rps"`
+	P50      time.Duration `json:"p50_ns"`
+	P99      time.Duration `json:"p99_ns"`
+}
+
+// summarize computes throughput and percentiles from per-request latencies.
+func summarize(lat []time.Duration, errors int64, elapsed time.Duration) Result {
+	slices.Sort(lat)
+	r := Result{Requests: int64(len(lat)), Errors: errors, Duration: elapsed}
+	if elapsed > 0 {
+		r.RPS = float64(len(lat)) / elapsed.Seconds()
+	}
+	if len(lat) > 0 {
+		r.P50 = lat[len(lat)*50/100]
+		r.P99 = lat[min(len(lat)-1, len(lat)*99/100)]
+	}
+	return r
+}
+
+// Load sends GET url with the bearer token from concurrency workers: first for warmup (not
+// counted), then for duration. A response other than 200 counts as an error.
+func Load(ctx context.Context, url, token string, concurrency int, warmup, duration time.Duration) (Result, error) {
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: concurrency, MaxIdleConnsPerHost: concurrency,
+		DisableCompression: true}, Timeout: 30 * time.Second}
+	defer client.CloseIdleConnections()
+	do := func(ctx context.Context) error {
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := client.Do(req)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if err == nil && resp.StatusCode != http.StatusOK {
+			err = fmt.Errorf("status %d", resp.StatusCode)
+		}
+		return err
+	}
+	if err := do(ctx); err != nil {
+		return Result{}, fmt.Errorf("first request to %s: %w", url, err)
+	}
+	run := func(d time.Duration, record bool) ([]time.Duration, int64, time.Duration) {
+		deadline := time.Now().Add(d)
+		var (
+			wg     sync.WaitGroup
+			mu     sync.Mutex
+			all    []time.Duration
+			failed int64
+		)
+		start := time.Now()
+		for range concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				lat := make([]time.Duration, 0, 4096)
+				var bad int64
+				for time.Now().Before(deadline) && ctx.Err() == nil {
+					t0 := time.Now()
+					if err := do(ctx); err != nil {
+						if !errors.Is(err, context.Canceled) {
+							bad++
+						}
+						continue
+					}
+					if record {
+						lat = append(lat, time.Since(t0))
+					}
+				}
+				mu.Lock()
+				all = append(all, lat...)
+				failed += bad
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
+		return all, failed, time.Since(start)
+	}
+	run(warmup, false)
+	lat, failed, elapsed := run(duration, true)
+	if err := ctx.Err(); err != nil {
+		return Result{}, err
+	}
+	return summarize(lat, failed, elapsed), nil
+}

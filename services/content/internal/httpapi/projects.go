@@ -1,0 +1,168 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+func projectSummaryOut(p domain.ProjectSummary) content.ProjectSummary {
+	return content.ProjectSummary{Id: p.ID, Name: p.Name, Aspect: p.Aspect, Resolution: p.Resolution,
+		ChooseMode: p.ChooseMode, Image: p.Image, OriginalWidth: p.OriginalWidth,
+		OriginalHeight: p.OriginalHeight, ProjectDurationSec: p.ProjectDurationSec}
+}
+
+func projectOut(p domain.Project) content.Project {
+	return content.Project{Id: p.ID, Name: p.Name, Aspect: p.Aspect, Resolution: p.Resolution,
+		ChooseMode: p.ChooseMode, Image: p.Image, OriginalWidth: p.OriginalWidth,
+		OriginalHeight: p.OriginalHeight, ProjectDurationSec: p.ProjectDurationSec,
+		ContainerId: p.ContainerID, ProjectServerId: p.ProjectServerID, Description: p.Description,
+		FullDemo: p.FullDemo, DownloadLink: p.DownloadLink, AepFileUrl: p.AepFileURL,
+		AepFileMd5: p.AepFileMD5, AepFileSizeBytes: p.AepFileSizeBytes,
+		MinDurationSec: p.MinDurationSec, MaxDurationSec: p.MaxDurationSec, FreeFps: p.FreeFPS,
+		VipFactor: p.VipFactor, RenderAepComp: p.RenderAepComp, IsPublished: p.IsPublished}
+}
+
+func sharedLayerOut(l domain.SharedLayer) content.SharedLayer {
+	return content.SharedLayer{Id: ptr(l.ID), ProjectId: ptr(l.ProjectID), Key: ptr(l.Key), Title: ptr(l.Title),
+		Type: ptr(l.Type), DefaultValue: ptr(l.DefaultValue), FontFace: ptr(l.FontFace),
+		Justify: ptr(l.Justify), FontSize: ptr(l.FontSize), PositionInContainer: ptr(l.PositionInContainer),
+		IsTextBox: ptr(l.IsTextBox), Sort: ptr(l.Sort)}
+}
+
+func sharedColorOut(c domain.SharedColor) content.SharedColor {
+	return content.SharedColor{Id: c.ID, ProjectId: c.ProjectID, ElementKey: c.ElementKey, Title: c.Title,
+		Icon: c.Icon, AttrValue: c.AttrValue, DefaultColor: c.DefaultColor, Sort: c.Sort}
+}
+
+func characterControllerOut(c domain.CharacterController) content.CharacterController {
+	return content.CharacterController{Id: c.ID, Name: c.Name, Key: c.Key, Sort: c.Sort, Options: c.Options}
+}
+
+func characterPresetOut(c domain.CharacterPreset) content.CharacterPreset {
+	return content.CharacterPreset{Id: c.ID, Key: c.Key, Name: c.Name, Icon: c.Icon, Sort: c.Sort,
+		Controllers: mapAll(c.Controllers, func(v domain.CharacterPresetValue) content.CharacterPresetController {
+			return content.CharacterPresetController{Name: v.Name, Key: v.Key, Value: v.Value}
+		})}
+}
+
+func projectFields(f content.ProjectUpdate) domain.ProjectFields {
+	return domain.ProjectFields{ContainerID: f.ContainerId, Name: f.Name, OriginalWidth: f.OriginalWidth,
+		OriginalHeight: f.OriginalHeight, ProjectDurationSec: f.ProjectDurationSec, ChooseMode: f.ChooseMode,
+		Aspect: f.Aspect, Resolution: f.Resolution, RenderAepComp: f.RenderAepComp,
+		MinDurationSec: f.MinDurationSec, MaxDurationSec: f.MaxDurationSec, FreeFPS: f.FreeFps,
+		VipFactor: f.VipFactor, ProjectServerID: f.ProjectServerId}
+}
+
+// CreateProject is POST /projects.
+func (s *Server) CreateProject(ctx context.Context, r content.CreateProjectRequestObject) (content.CreateProjectResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := r.Body
+	p, err := s.app.CreateProject(ctx, a, projectFields(content.ProjectUpdate{ContainerId: &b.ContainerId,
+		Name: &b.Name, OriginalWidth: &b.OriginalWidth, OriginalHeight: &b.OriginalHeight,
+		ProjectDurationSec: &b.ProjectDurationSec, ChooseMode: &b.ChooseMode, Aspect: b.Aspect,
+		Resolution: b.Resolution, RenderAepComp: b.RenderAepComp, MinDurationSec: b.MinDurationSec,
+		MaxDurationSec: b.MaxDurationSec, FreeFps: b.FreeFps, VipFactor: b.VipFactor,
+		ProjectServerId: b.ProjectServerId}))
+	if err != nil {
+		return nil, err
+	}
+	return content.CreateProject201JSONResponse(projectOut(p)), nil
+}
+
+// GetProject is GET /projects/{project_id}.
+func (s *Server) GetProject(ctx context.Context, r content.GetProjectRequestObject) (content.GetProjectResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.app.GetProject(ctx, a, r.ProjectId)
+	if err != nil {
+		return nil, err
+	}
+	return content.GetProject200JSONResponse(projectOut(p)), nil
+}
+
+// UpdateProject is PATCH /projects/{project_id}.
+func (s *Server) UpdateProject(ctx context.Context, r content.UpdateProjectRequestObject) (content.UpdateProjectResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	p, err := s.app.UpdateProject(ctx, a, r.ProjectId, projectFields(*r.Body))
+	if err != nil {
+		return nil, err
+	}
+	return content.UpdateProject200JSONResponse(projectOut(p)), nil
+}
+
+// DeleteProject is DELETE /projects/{project_id}.
+func (s *Server) DeleteProject(ctx context.Context, r content.DeleteProjectRequestObject) (content.DeleteProjectResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.app.DeleteProject(ctx, a, r.ProjectId); err != nil {
+		return nil, err
+	}
+	return content.DeleteProject204Response{}, nil
+}
+
+// GetProjectFull is GET /projects/{project_id}/full.
+func (s *Server) GetProjectFull(ctx context.Context, r content.GetProjectFullRequestObject) (content.GetProjectFullResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.app.GetProjectFull(ctx, a, r.ProjectId)
+	if err != nil {
+		return nil, err
+	}
+	return projectFullJSON{full: f}, nil
+}
+
+// ListSharedLayers is GET /projects/{project_id}/shared-layers.
+func (s *Server) ListSharedLayers(ctx context.Context, r content.ListSharedLayersRequestObject) (content.ListSharedLayersResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ls, err := s.app.ListSharedLayers(ctx, a, r.ProjectId)
+	if err != nil {
+		return nil, err
+	}
+	return content.ListSharedLayers200JSONResponse{Data: mapAll(ls, sharedLayerOut)}, nil
+}
+
+// CreateSharedLayer is POST /projects/{project_id}/shared-layers.
+func (s *Server) CreateSharedLayer(ctx context.Context, r content.CreateSharedLayerRequestObject) (content.CreateSharedLayerResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	b := r.Body
+	l, err := s.app.CreateSharedLayer(ctx, a, r.ProjectId, domain.SharedLayerFields{Key: b.Key, Title: b.Title,
+		Type: b.Type, DefaultValue: b.DefaultValue, FontFace: b.FontFace, Justify: b.Justify,
+		FontSize: b.FontSize, PositionInContainer: b.PositionInContainer, IsTextBox: b.IsTextBox, Sort: b.Sort})
+	if err != nil {
+		return nil, err
+	}
+	return content.CreateSharedLayer201JSONResponse(sharedLayerOut(l)), nil
+}
+
+// ListSharedColors is GET /projects/{project_id}/shared-colors.
+func (s *Server) ListSharedColors(ctx context.Context, r content.ListSharedColorsRequestObject) (content.ListSharedColorsResponseObject, error) {
+	a, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cs, err := s.app.ListSharedColors(ctx, a, r.ProjectId)
+	if err != nil {
+		return nil, err
+	}
+	return content.ListSharedColors200JSONResponse{Data: mapAll(cs, sharedColorOut)}, nil
+}

@@ -1,0 +1,263 @@
+package mediatest
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/content/internal/app"
+	"github.com/videotpl/platform/services/content/internal/httpapi"
+	"github.com/videotpl/platform/services/content/internal/store"
+	"github.com/videotpl/platform/services/content/internal/svgpreview"
+	"github.com/videotpl/platform/services/content/migrations"
+)
+
+// JWT settings of the harness's authenticator.
+const (
+	Secret   = "media-test-secret-0123456789abcdef0123"
+	Issuer   = "videotpl-test"
+	Audience = "videotpl"
+)
+
+// AMQPURL is the test broker (AMQP_TEST_URL, default the local RabbitMQ).
+func AMQPURL() string {
+	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
+		return u
+	}
+	return "amqp://guest:guest@127.0.0.1:5672/"
+}
+
+// Migrations are the sets the service applies: its own and the bus's outbox and inbox.
+func Migrations() []pgxdb.Migrations {
+	return []pgxdb.Migrations{{Name: "content", FS: migrations.FS}, bus.Migrations()}
+}
+
+// Options tune a Harness.
+type Options struct {
+	// Media overrides parts of the pipeline's configuration (buckets are always the test's).
+	Media app.MediaConfig
+	// Model is the vision model of the generator (nil: built-in detector only).
+	Model svgpreview.ZoneSource
+	// EventsExchange is the topic exchange (default one unique to the test).
+	EventsExchange string
+	// NoBus leaves the forwarder and consumer stopped (StartBus starts them).
+	NoBus bool
+}
+
+// Harness is the content API with its media pipeline on a fresh database, unique buckets on
+// the test MinIO and unique exchange and queues on the test RabbitMQ, served on loopback.
+type Harness struct {
+	T      testing.TB
+	Pool   *pgxpool.Pool
+	DBURL  string
+	S3     *store.S3
+	Media  *app.Media
+	Bus    bus.Config
+	URL    string
+	Client *content.ClientWithResponses
+	// Admin and User are callers (JWT with and without the admin role); TenantID is theirs.
+	Admin, User content.RequestEditorFn
+	TenantID    uuid.UUID
+	// AdminToken is the admin's bearer token (for requests built by hand).
+	AdminToken string
+	Log        *slog.Logger
+
+	running *store.MediaBus
+}
+
+// Start builds and serves a harness; everything is removed when the test ends.
+func Start(t testing.TB, o Options) *Harness {
+	t.Helper()
+	h := &Harness{T: t, TenantID: uuid.New(), Log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if testing.Verbose() {
+		h.Log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	h.Pool, h.DBURL = pgtest.NewDB(t, Migrations()...)
+	var err error
+	if h.S3, err = store.NewS3(S3Config(t)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := o.Media
+	cfg.TemplatesBucket, cfg.MediaBucket = Bucket(t, h.S3, "tpl"), Bucket(t, h.S3, "media")
+	for _, b := range []string{cfg.TemplatesBucket, cfg.MediaBucket} {
+		if err := h.S3.EnsureBucket(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if cfg.DefaultTenantID == uuid.Nil {
+		cfg.DefaultTenantID = uuid.MustParse("00000000-0000-0000-0000-000000000001")
+	}
+	a := app.New(store.New(h.Pool))
+	h.Media = app.NewMedia(a, store.NewMedia(store.New(h.Pool)), h.S3, svgpreview.New(svgpreview.Options{}, o.Model, h.Log), cfg, h.Log)
+
+	suffix := strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	h.Bus = bus.Config{AMQPURL: AMQPURL(), Service: "content-t" + suffix, EventsExchange: o.EventsExchange,
+		DeadLetterExchange: "dead-letter-t" + suffix,
+		Retry:              bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond},
+		Outbox:             bus.OutboxConfig{PollInterval: 20 * time.Millisecond, ResendInterval: 100 * time.Millisecond}}
+	if h.Bus.EventsExchange == "" {
+		h.Bus.EventsExchange = "events-t" + suffix
+	}
+	t.Cleanup(func() { h.StopBus(); h.removeTopology() })
+	if !o.NoBus {
+		h.StartBus()
+	}
+
+	authn, err := auth.NewAuthenticator(auth.Config{Issuer: Issuer, Audience: Audience, HS256Secret: []byte(Secret)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := httpapi.NewHTTP(httpapi.New(a, h.Media), httpapi.HTTPOptions{Auth: authn, Logger: h.Log,
+		OperationBodyLimits: httpapi.MediaBodyLimits(h.Media)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.URL = httpxtest.Start(t, e)
+	spec, err := content.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Client, err = content.NewClientWithResponses(h.URL+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil))); err != nil {
+		t.Fatal(err)
+	}
+	h.AdminToken = JWT(t, uuid.New(), h.TenantID, "admin")
+	h.Admin = Bearer(h.AdminToken)
+	h.User = Bearer(JWT(t, uuid.New(), h.TenantID))
+	return h
+}
+
+// StartBus starts the outbox forwarder and the preview-job consumer.
+func (h *Harness) StartBus() {
+	h.T.Helper()
+	if h.running != nil {
+		return
+	}
+	mb, err := store.StartMediaBus(context.Background(), h.Bus, h.Pool, h.Media.HandlePreviewJob, nil, h.Log)
+	if err != nil {
+		h.T.Fatal(err)
+	}
+	h.running = mb
+}
+
+// StopBus stops them (a job in progress is cut and redelivered later).
+func (h *Harness) StopBus() {
+	if h.running == nil {
+		return
+	}
+	if err := h.running.Stop(); err != nil {
+		h.T.Logf("stopping the media bus: %v", err)
+	}
+	h.running = nil
+}
+
+// removeTopology deletes the test's queues and exchanges (not the shared "events").
+func (h *Harness) removeTopology() {
+	conn, err := amqp.Dial(h.Bus.AMQPURL)
+	if err != nil {
+		return
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		return
+	}
+	_, _ = ch.QueueDelete(h.Bus.ServiceQueue(), false, false, false)
+	_, _ = ch.QueueDelete(h.Bus.DeadLetterQueue(), false, false, false)
+	_ = ch.ExchangeDelete(h.Bus.DeadLetterExchange, false, false)
+	if h.Bus.EventsExchange != bus.DefaultEventsExchange {
+		_ = ch.ExchangeDelete(h.Bus.EventsExchange, false, false)
+	}
+}
+
+// JWT mints a token of the harness's authenticator.
+func JWT(t testing.TB, sub, tenant uuid.UUID, roles ...string) string {
+	t.Helper()
+	tok, err := auth.MintJWT([]byte(Secret), Issuer, Audience, sub, tenant, roles, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// Bearer sends token in the Authorization header.
+func Bearer(token string) content.RequestEditorFn {
+	return func(_ context.Context, r *http.Request) error {
+		r.Header.Set("Authorization", "Bearer "+token)
+		return nil
+	}
+}
+
+// Ctx is a context bounded to the test.
+func Ctx(t testing.TB) context.Context {
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return c
+}
+
+// Response is what every generated response offers.
+type Response interface {
+	StatusCode() int
+}
+
+// Want fails the test unless the request succeeded with status; body is shown otherwise.
+func Want(t testing.TB, r Response, body []byte, err error, status int) {
+	t.Helper()
+	if err != nil {
+		t.Fatalf("request failed: %v", err)
+	}
+	if r.StatusCode() != status {
+		t.Fatalf("status %d, want %d: %s", r.StatusCode(), status, body)
+	}
+}
+
+// Project creates a container (published when asked) with one project and returns the
+// project's id.
+func (h *Harness) Project(slug string, publish bool) uuid.UUID {
+	h.T.Helper()
+	ctx := Ctx(h.T)
+	c, err := h.Client.CreateContainerWithResponse(ctx, content.ContainerCreate{Slug: slug, Name: slug, PrimaryMode: "video"}, h.Admin)
+	Want(h.T, c, bodyOf(c), err, 201)
+	p, err := h.Client.CreateProjectWithResponse(ctx, content.ProjectCreate{ContainerId: c.JSON201.Id, Name: slug + " 16:9",
+		OriginalWidth: 1920, OriginalHeight: 1080, ProjectDurationSec: 30, ChooseMode: "free"}, h.Admin)
+	Want(h.T, p, bodyOf(p), err, 201)
+	if publish {
+		r, err := h.Client.PublishContainerWithResponse(ctx, c.JSON201.Id, h.Admin)
+		Want(h.T, r, r.Body, err, 204)
+	}
+	return p.JSON201.Id
+}
+
+// Scene creates a scene in a project.
+func (h *Harness) Scene(project uuid.UUID, key string) uuid.UUID {
+	h.T.Helper()
+	r, err := h.Client.CreateSceneWithResponse(Ctx(h.T), project, content.SceneCreate{Key: key, Title: key}, h.Admin)
+	Want(h.T, r, bodyOf(r), err, 201)
+	return r.JSON201.Id
+}
+
+func bodyOf(r interface{ StatusCode() int }) []byte {
+	switch v := r.(type) {
+	case *content.CreateContainerResponse:
+		return v.Body
+	case *content.CreateProjectResponse:
+		return v.Body
+	case *content.CreateSceneResponse:
+		return v.Body
+	}
+	return nil
+}

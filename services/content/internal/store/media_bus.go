@@ -1,0 +1,119 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+// PreviewJobHandler runs one preview generation command; jobID is the command's event id
+// (the inbox key). A returned error is retried with backoff, then dead-lettered.
+type PreviewJobHandler func(ctx context.Context, jobID uuid.UUID, job domain.PreviewJobData) error
+
+// MediaBus is the running messaging of the media pipeline: the outbox forwarder (events and
+// preview commands to the broker) and the consumer of the service's queue
+// <service>.events, bound to the preview command.
+type MediaBus struct {
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	closers []func() error
+	mu      sync.Mutex
+	errs    []error
+}
+
+// StartMediaBus starts the forwarder and the consumer and returns once the consumer is
+// subscribed. With cfg.AMQPURL empty everything runs in process on a watermill GoChannel
+// (development without a broker: nothing survives a restart but the outbox rows).
+func StartMediaBus(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, handle PreviewJobHandler, metrics bus.Metrics, log *slog.Logger) (*MediaBus, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	b := &MediaBus{cancel: cancel}
+	fail := func(err error) (*MediaBus, error) {
+		_ = b.Stop()
+		return nil, err
+	}
+	var (
+		pub, deadLetters message.Publisher
+		sub              message.Subscriber
+	)
+	if cfg.AMQPURL == "" {
+		gc := bus.NewGoChannel(log)
+		b.closers = append(b.closers, gc.Close)
+		pub, deadLetters, sub = gc, gc, gc
+	} else {
+		p, err := bus.NewAMQPPublisher(cfg, log)
+		if err != nil {
+			return fail(fmt.Errorf("media bus: publisher: %w", err))
+		}
+		b.closers = append(b.closers, p.Close)
+		d, err := bus.NewDeadLetterPublisher(cfg, log)
+		if err != nil {
+			return fail(fmt.Errorf("media bus: dead letters: %w", err))
+		}
+		b.closers = append(b.closers, d.Close)
+		s, err := bus.NewSubscriber(cfg, log, domain.PreviewJob)
+		if err != nil {
+			return fail(fmt.Errorf("media bus: subscriber: %w", err))
+		}
+		b.closers = append(b.closers, s.Close)
+		pub, deadLetters, sub = p, d, s
+	}
+	router, err := bus.NewRouter(cfg, deadLetters, metrics, log)
+	if err != nil {
+		return fail(fmt.Errorf("media bus: router: %w", err))
+	}
+	bus.Consume(router, "content-svg-preview-jobs", sub, bus.Handlers{
+		domain.PreviewJob: func(ctx context.Context, env bus.Envelope) error {
+			var job domain.PreviewJobData
+			if err := json.Unmarshal(env.Data, &job); err != nil || job.SvgPreviewID == uuid.Nil {
+				return bus.Permanent(fmt.Errorf("%s: data is not {svg_preview_id}: %s", domain.PreviewJob, env.Data))
+			}
+			return handle(ctx, env.EventID, job)
+		},
+	})
+	b.run(func() error { return router.Run(ctx) })
+	select {
+	case <-router.Running():
+	case <-ctx.Done():
+		return fail(ctx.Err())
+	}
+	// After the consumer is subscribed: a GoChannel drops what is published to a topic no one
+	// listens to yet.
+	b.run(func() error { return bus.RunForwarder(ctx, cfg, pool, pub, log) })
+	return b, nil
+}
+
+func (b *MediaBus) run(fn func() error) {
+	b.wg.Add(1)
+	go func() {
+		defer b.wg.Done()
+		if err := fn(); err != nil && !errors.Is(err, context.Canceled) {
+			b.mu.Lock()
+			b.errs = append(b.errs, err)
+			b.mu.Unlock()
+		}
+	}()
+}
+
+// Stop ends the consumer (a message being handled is finished or, when cut, redelivered)
+// and the forwarder, then closes the connections.
+func (b *MediaBus) Stop() error {
+	b.cancel()
+	b.wg.Wait()
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		if err := b.closers[i](); err != nil {
+			b.errs = append(b.errs, err)
+		}
+	}
+	b.closers = nil
+	return errors.Join(b.errs...)
+}

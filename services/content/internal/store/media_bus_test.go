@@ -1,0 +1,159 @@
+package store_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	amqp "github.com/rabbitmq/amqp091-go"
+
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/content/internal/domain"
+	"github.com/videotpl/platform/services/content/internal/mediatest"
+	"github.com/videotpl/platform/services/content/internal/store"
+)
+
+// busConfig isolates a test on the broker (or runs in process when amqpURL is empty).
+func busConfig(t *testing.T, amqpURL string) bus.Config {
+	t.Helper()
+	suffix := strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	cfg := bus.Config{AMQPURL: amqpURL, Service: "content-st" + suffix, EventsExchange: "events-st" + suffix,
+		DeadLetterExchange: "dead-letter-st" + suffix,
+		Retry:              bus.RetryConfig{MaxRetries: 2, InitialInterval: 10 * time.Millisecond, MaxInterval: 50 * time.Millisecond},
+		Outbox:             bus.OutboxConfig{PollInterval: 20 * time.Millisecond}}
+	if amqpURL != "" {
+		t.Cleanup(func() {
+			conn, err := amqp.Dial(amqpURL)
+			if err != nil {
+				return
+			}
+			defer func() { _ = conn.Close() }()
+			if ch, err := conn.Channel(); err == nil {
+				_, _ = ch.QueueDelete(cfg.ServiceQueue(), false, false, false)
+				_, _ = ch.QueueDelete(cfg.DeadLetterQueue(), false, false, false)
+				_ = ch.ExchangeDelete(cfg.EventsExchange, false, false)
+				_ = ch.ExchangeDelete(cfg.DeadLetterExchange, false, false)
+			}
+		})
+	}
+	return cfg
+}
+
+// calls records the jobs a handler saw.
+type calls struct {
+	mu   sync.Mutex
+	jobs []domain.PreviewJobData
+	seen chan struct{}
+}
+
+func (c *calls) record(job domain.PreviewJobData) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.jobs = append(c.jobs, job)
+	c.seen <- struct{}{}
+	return len(c.jobs)
+}
+
+func (c *calls) wait(t *testing.T, n int) {
+	t.Helper()
+	for range n {
+		select {
+		case <-c.seen:
+		case <-time.After(30 * time.Second):
+			t.Fatalf("the handler was not called %d times", n)
+		}
+	}
+}
+
+func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T) {
+	for _, tc := range []struct{ name, amqpURL string }{
+		{"through RabbitMQ", mediatest.AMQPURL()},
+		{"in process (GoChannel)", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
+			log := slog.New(slog.NewTextHandler(io.Discard, nil))
+			c := &calls{seen: make(chan struct{}, 16)}
+			handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
+				if c.record(job) == 1 {
+					return errors.New("object storage unavailable") // the first attempt fails: retried
+				}
+				return nil
+			}
+			mb, err := store.StartMediaBus(context.Background(), busConfig(t, tc.amqpURL), pool, handler, nil, log)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer func() { _ = mb.Stop() }()
+			preview := uuid.New()
+			err = store.NewMedia(store.New(pool)).InMediaTx(context.Background(), func(tx domain.MediaStore) error {
+				return tx.EnqueuePreviewJob(context.Background(), uuid.New(), preview)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.wait(t, 2)
+			if c.jobs[0].SvgPreviewID != preview || c.jobs[1].SvgPreviewID != preview {
+				t.Fatalf("jobs %v", c.jobs)
+			}
+		})
+	}
+}
+
+func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
+	pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
+	cfg := busConfig(t, mediatest.AMQPURL())
+	c := &calls{seen: make(chan struct{}, 16)}
+	handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
+		c.record(job)
+		return errors.New("always failing")
+	}
+	mb, err := store.StartMediaBus(context.Background(), cfg, pool, handler, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mb.Stop() }()
+	preview := uuid.New()
+	err = store.NewMedia(store.New(pool)).InMediaTx(context.Background(), func(tx domain.MediaStore) error {
+		return tx.EnqueuePreviewJob(context.Background(), uuid.New(), preview)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.wait(t, 3) // the first attempt and MaxRetries (2)
+
+	conn, err := amqp.Dial(cfg.AMQPURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		d, ok, err := ch.Get(cfg.DeadLetterQueue(), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if d.Headers[bus.MetaEventType] != domain.PreviewJob || !strings.Contains(string(d.Body), preview.String()) ||
+				!strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "always failing") {
+				t.Fatalf("dead letter %v %s", d.Headers, d.Body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no dead letter")
+		}
+		time.Sleep(50 * time.Millisecond) // polling the queue: the dead letter is published after the last attempt
+	}
+}

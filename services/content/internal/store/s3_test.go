@@ -1,0 +1,221 @@
+package store_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/md5" //nolint:gosec // the checksum under test
+	"encoding/hex"
+	"errors"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+
+	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/services/content/internal/domain"
+	"github.com/videotpl/platform/services/content/internal/mediatest"
+	"github.com/videotpl/platform/services/content/internal/store"
+)
+
+func newS3(t *testing.T) (*store.S3, string) {
+	t.Helper()
+	s, err := store.NewS3(mediatest.S3Config(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bucket := mediatest.Bucket(t, s, "s3test")
+	ctx := context.Background()
+	if err := s.EnsureBucket(ctx, bucket); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.EnsureBucket(ctx, bucket); err != nil {
+		t.Fatalf("a second EnsureBucket of an existing bucket: %v", err)
+	}
+	return s, bucket
+}
+
+func randomBytes(n int, seed uint64) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(seed, seed+1))
+	for i := 0; i < n; i += 8 {
+		v := r.Uint64()
+		for j := 0; j < 8 && i+j < n; j++ {
+			b[i+j] = byte(v >> (8 * j))
+		}
+	}
+	return b
+}
+
+func md5hex(b []byte) string {
+	s := md5.Sum(b) //nolint:gosec // checksum
+	return hex.EncodeToString(s[:])
+}
+
+// onlyReader hides every interface but io.Reader, as a request body does.
+type onlyReader struct{ io.Reader }
+
+func TestPutStreamsAndReportsSizeAndMD5(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx := context.Background()
+	cases := []struct {
+		name string
+		size int
+	}{
+		{"smaller than one part (a single PutObject)", 1 << 20},
+		{"several parts (a multipart upload)", 20 << 20},
+		{"empty", 0},
+	}
+	for i, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			data := randomBytes(tc.size, uint64(i))
+			key := "put/" + tc.name
+			n, sum, err := s.Put(ctx, bucket, key, "application/octet-stream", onlyReader{bytes.NewReader(data)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n != int64(tc.size) || sum != md5hex(data) {
+				t.Fatalf("Put = %d %s, want %d %s", n, sum, tc.size, md5hex(data))
+			}
+			hn, hsum, err := s.Hash(ctx, bucket, key)
+			if err != nil || hn != n || hsum != sum {
+				t.Fatalf("Hash of the stored object = %d %s %v", hn, hsum, err)
+			}
+		})
+	}
+}
+
+// failingAfter returns err once limit bytes were read, like a size bound on a request body.
+type failingAfter struct {
+	r     io.Reader
+	limit int64
+	read  int64
+	err   error
+}
+
+func (f *failingAfter) Read(p []byte) (int, error) {
+	if f.read >= f.limit {
+		return 0, f.err
+	}
+	if rem := f.limit - f.read; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := f.r.Read(p)
+	f.read += int64(n)
+	return n, err
+}
+
+func TestPutOfABodyThatFailsLeavesNothingBehind(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx := context.Background()
+	tooLarge := errs.E(errs.TooLarge, "the file is larger than allowed")
+	body := &failingAfter{r: bytes.NewReader(randomBytes(30<<20, 7)), limit: 12 << 20, err: tooLarge}
+	_, _, err := s.Put(ctx, bucket, "put/too-large", "", body)
+	if !errors.Is(err, tooLarge) {
+		t.Fatalf("Put = %v, want the body's own error", err)
+	}
+	if _, err := s.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("put/too-large")}); err == nil {
+		t.Fatal("an object exists after the failed upload")
+	}
+	if ups := mediatest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+		t.Fatalf("multipart uploads left open: %v", ups)
+	}
+}
+
+func putPart(t *testing.T, url string, data []byte) string {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPut, url, bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = resp.Body.Close() }()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(resp.Body)
+		t.Fatalf("PUT part: %d %s", resp.StatusCode, b)
+	}
+	return resp.Header.Get("ETag")
+}
+
+func TestAMultipartUploadThroughPresignedURLsCompletesAfterAWrongETag(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx := context.Background()
+	const chunk = 5 << 20
+	data := randomBytes(2*chunk+1234, 11)
+	key := "multi/file.aep"
+	id, err := s.StartMultipart(ctx, bucket, key, "application/octet-stream")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var parts []domain.CompletedPart
+	for n := int32(1); n <= 3; n++ {
+		url, err := s.PresignPart(ctx, bucket, key, id, n, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lo, hi := int(n-1)*chunk, min(len(data), int(n)*chunk)
+		parts = append(parts, domain.CompletedPart{Number: n, ETag: putPart(t, url, data[lo:hi])})
+	}
+
+	wrong := append([]domain.CompletedPart(nil), parts...)
+	wrong[1].ETag = `"0123456789abcdef0123456789abcdef"`
+	for name, ps := range map[string][]domain.CompletedPart{"a wrong etag": wrong, "a part never uploaded": append(parts[:3:3], domain.CompletedPart{Number: 4, ETag: parts[0].ETag})} {
+		if err := s.CompleteMultipart(ctx, bucket, key, id, ps); errs.KindOf(err) != errs.Invalid {
+			t.Fatalf("complete with %s = %v, want an Invalid error", name, err)
+		}
+	}
+	if _, ok := mediatest.PendingUploads(t, s.Client(), bucket)[key]; !ok {
+		t.Fatal("the upload was closed by a refused completion")
+	}
+	if err := s.CompleteMultipart(ctx, bucket, key, id, parts); err != nil {
+		t.Fatalf("complete with the right parts: %v", err)
+	}
+	n, sum, err := s.Hash(ctx, bucket, key)
+	if err != nil || n != int64(len(data)) || sum != md5hex(data) {
+		t.Fatalf("Hash = %d %s %v, want %d %s", n, sum, err, len(data), md5hex(data))
+	}
+	if err := s.CompleteMultipart(ctx, bucket, key, id, parts); err != nil {
+		t.Fatalf("completing an upload already completed (a retried request): %v", err)
+	}
+}
+
+func TestAbortDropsAnOpenUpload(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx := context.Background()
+	id, err := s.StartMultipart(ctx, bucket, "abort/me", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.AbortMultipart(ctx, bucket, "abort/me", id); err != nil {
+		t.Fatal(err)
+	}
+	if ups := mediatest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+		t.Fatalf("uploads still open: %v", ups)
+	}
+	if err := s.AbortMultipart(ctx, bucket, "abort/me", id); err != nil {
+		t.Fatalf("aborting twice: %v", err)
+	}
+}
+
+func TestGetOfAMissingObjectIsNotFound(t *testing.T) {
+	s, bucket := newS3(t)
+	if _, err := s.Get(context.Background(), bucket, "nope"); errs.KindOf(err) != errs.NotFound {
+		t.Fatalf("Get = %v, want NotFound", err)
+	}
+}
+
+func TestURLIsPathStyleUnderThePublicBase(t *testing.T) {
+	s, err := store.NewS3(store.S3Config{Endpoint: "http://minio:9000", PublicURL: "https://files.example/"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := s.URL("templates", "projects/1/a b.aep"), "https://files.example/templates/projects/1/a%20b.aep"; got != want {
+		t.Fatalf("URL = %s, want %s", got, want)
+	}
+}

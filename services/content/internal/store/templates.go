@@ -1,0 +1,141 @@
+package store
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+
+	contentdb "github.com/videotpl/platform/gen/db/content"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+// templateOrders are the ORDER BY clauses of the catalog sorts (ties by id); the column names
+// resolve both inside and outside the page subquery.
+var templateOrders = map[domain.TemplateSort]string{
+	domain.SortNewest:  "created_at DESC, id",
+	domain.SortPopular: "use_count DESC, id",
+	domain.SortRate:    "rate_avg DESC, rate_count DESC, id",
+	domain.SortAZ:      "name, id",
+}
+
+// TemplateSearchSQL composes the catalog search for q: only the filters q carries appear, so
+// each combination is its own prepared statement with a plan for exactly those filters (a
+// catch-all "($1 IS NULL OR ...)" statement would get one generic plan for all of them). One
+// statement returns the page and the exact total: the page and the count are planned apart
+// (the count must see every match; the page may stop at its limit), and the aspects are read
+// for the page's rows only. It is exported so that the benchmark runs the very same SQL
+// through pgbench.
+func TemplateSearchSQL(q domain.TemplateQuery) (string, []any) {
+	var (
+		where strings.Builder
+		args  []any
+	)
+	arg := func(v any) string {
+		args = append(args, v)
+		return "$" + strconv.Itoa(len(args))
+	}
+	projectVisible := ""
+	where.WriteString("c.deleted_at IS NULL")
+	if !q.IncludeUnpublished {
+		where.WriteString(" AND c.is_published")
+		projectVisible = " AND p.is_published"
+	}
+	if q.Text != "" {
+		where.WriteString("\n    AND c.search @@ websearch_to_tsquery('english', " + arg(q.Text) + ")")
+	}
+	if q.CategoryID != nil {
+		where.WriteString("\n    AND c.category_ids @> ARRAY[" + arg(*q.CategoryID) + "::uuid]")
+	}
+	if len(q.TagIDs) > 0 {
+		where.WriteString("\n    AND c.tag_ids @> " + arg(q.TagIDs) + "::uuid[]")
+	}
+	if q.Mode != "" {
+		where.WriteString("\n    AND c.primary_mode = " + arg(q.Mode))
+	}
+	if q.Aspect != "" {
+		where.WriteString("\n    AND EXISTS (SELECT 1 FROM projects p WHERE p.container_id = c.id AND p.aspect = " +
+			arg(q.Aspect) + projectVisible + ")")
+	}
+	if q.IsPremium != nil {
+		where.WriteString("\n    AND c.is_premium = " + arg(*q.IsPremium))
+	}
+	order, ok := templateOrders[q.Sort]
+	if !ok {
+		order = templateOrders[domain.SortNewest]
+	}
+	limit, offset := arg(int64(q.Page.Size)), arg(int64(q.Page.Offset()))
+	filter := where.String()
+	return `WITH page AS (
+  SELECT c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup,
+         c.primary_mode, c.rate_avg, c.rate_count, c.use_count, c.created_at
+  FROM containers c
+  WHERE ` + filter + `
+  ORDER BY ` + order + `
+  LIMIT ` + limit + ` OFFSET ` + offset + `
+)
+SELECT id, slug, name, image, demo, mini_demo, is_premium, is_mockup, primary_mode, rate_avg,
+       rate_count, use_count,
+       (SELECT count(*) FROM containers c WHERE ` + filter + `) AS total,
+       ARRAY(SELECT DISTINCT p.aspect FROM projects p
+             WHERE p.container_id = page.id AND p.aspect <> ''` + projectVisible + `
+             ORDER BY p.aspect) AS available_aspects
+FROM page
+ORDER BY ` + order, args
+}
+
+// ListTemplates runs the catalog search.
+func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) ([]domain.TemplateCard, int, error) {
+	sql, args := TemplateSearchSQL(q)
+	rows, err := s.db.Query(ctx, sql, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	cards := make([]domain.TemplateCard, 0, q.Page.Size)
+	var total int64
+	for rows.Next() {
+		var c domain.TemplateCard
+		var rateCount int32
+		if err := rows.Scan(&c.ContainerID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo,
+			&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total,
+			&c.AvailableAspects); err != nil {
+			return nil, 0, err
+		}
+		c.RateCount = int(rateCount)
+		cards = append(cards, c)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, err
+	}
+	if len(cards) == 0 && q.Page.Offset() > 0 {
+		// A page past the end carries no row to read the total from: count on its own.
+		count := q
+		count.Page = domain.PageRequest{Number: 1, Size: 1}
+		_, n, err := s.ListTemplates(ctx, count)
+		if err != nil {
+			return nil, 0, err
+		}
+		return cards, n, nil
+	}
+	return cards, int(total), nil
+}
+
+// ListRelatedTemplates ranks the templates sharing categories or tags with id.
+func (s *Store) ListRelatedTemplates(ctx context.Context, id uuid.UUID, includeUnpublished bool, limit int) ([]domain.TemplateCard, error) {
+	rows, err := s.q.ListRelatedTemplates(ctx, contentdb.ListRelatedTemplatesParams{
+		ID: id, IncludeUnpublished: includeUnpublished, MaxRows: int32(limit), //nolint:gosec // limit <= 100
+	})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.TemplateCard, len(rows))
+	for i, r := range rows {
+		out[i] = domain.TemplateCard{ContainerID: r.ID, Slug: r.Slug, Name: r.Name, Image: r.Image,
+			Demo: r.Demo, MiniDemo: r.MiniDemo, IsPremium: r.IsPremium, IsMockup: r.IsMockup,
+			PrimaryMode: r.PrimaryMode, RateAvg: r.RateAvg, RateCount: int(r.RateCount),
+			UseCount: r.UseCount, AvailableAspects: r.AvailableAspects}
+	}
+	return out, nil
+}
