@@ -313,10 +313,10 @@ func hasBody(req *http.Request) bool {
 // reader can split it, so it is the caller's mistake (400), not a handler's failure.
 func multipartBoundary(contentType string) error {
 	mt, params, err := mime.ParseMediaType(contentType)
-	if err != nil || !strings.HasPrefix(mt, "multipart/") || params["boundary"] != "" {
-		return nil
+	if err == nil && strings.HasPrefix(mt, "multipart/") && params["boundary"] == "" {
+		return errs.InvalidFields(errs.Field("header.Content-Type", "a multipart body needs a boundary parameter"))
 	}
-	return errs.InvalidFields(errs.Field("header.Content-Type", "a multipart body needs a boundary parameter"))
+	return nil
 }
 
 // streamed reports whether a body of this media type goes to the handler unread: everything
