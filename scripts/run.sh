@@ -16,8 +16,9 @@ stop() {
   trap - INT TERM EXIT
   log "stopping"
   for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done
-  wait 2>/dev/null || true
-  [[ -n ${MINIO_PID:-} ]] && kill "$MINIO_PID" 2>/dev/null
+  # Only the services: a bare `wait` would also wait for MinIO, which is stopped after them.
+  for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  if [[ -n ${MINIO_PID:-} ]]; then kill "$MINIO_PID" 2>/dev/null; wait "$MINIO_PID" 2>/dev/null || true; fi
   exit 0
 }
 trap stop INT TERM EXIT
