@@ -72,8 +72,9 @@ func TestProjectFullCostsTheSameQueriesWhateverItsSize(t *testing.T) {
 	if smallQueries != bigQueries {
 		t.Errorf("2 scenes cost %d queries, 40 x 25 cost %d: the aggregate must not read per row", smallQueries, bigQueries)
 	}
-	if bigQueries > 13 {
-		t.Errorf("ProjectFull ran %d queries, want at most 13 (the project, then one per child table)", bigQueries)
+	// The project, one read per child table, and BEGIN/COMMIT of the snapshot they share.
+	if bigQueries > 15 {
+		t.Errorf("ProjectFull ran %d statements, want at most 15 (the project, one per child table, begin and commit)", bigQueries)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	contentdb "github.com/videotpl/platform/gen/db/content"
 	"github.com/videotpl/platform/services/content/internal/domain"
@@ -87,8 +88,26 @@ func (s *Store) ProjectServerExists(ctx context.Context, id uuid.UUID) (bool, er
 }
 
 // ProjectFull reads the aggregate of p with one query per child table (eleven, whatever the
-// size of the project).
+// size of the project), all in one read-only snapshot so a concurrent edit is seen whole or
+// not at all (never elements of a scene that another read no longer has).
 func (s *Store) ProjectFull(ctx context.Context, p domain.Project, includeUnpublishedStories bool) (domain.ProjectFull, error) {
+	if s.inTx {
+		return s.projectFull(ctx, p, includeUnpublishedStories)
+	}
+	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	if err != nil {
+		return domain.ProjectFull{}, err
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to undo, and Commit below reports errors
+	snap := &Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true}
+	full, err := snap.projectFull(ctx, p, includeUnpublishedStories)
+	if err != nil {
+		return domain.ProjectFull{}, err
+	}
+	return full, tx.Commit(ctx)
+}
+
+func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpublishedStories bool) (domain.ProjectFull, error) {
 	id := p.ID
 	scenes, err := s.ListScenes(ctx, id)
 	if err != nil {
