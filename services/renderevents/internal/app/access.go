@@ -145,6 +145,17 @@ func nextCursor(more bool, fp string, key CursorKey) *string {
 }
 
 // trim cuts a page fetched with Limit+1 rows and tells whether more rows follow.
+// pageResult trims rows (fetched with one extra) to the page and makes the cursor that
+// continues after its last row; the cursor is nil on the last page.
+func pageResult[T any](rows []T, p Page, fp string, keyOf func(last T) CursorKey) ([]T, *string) {
+	rows, more := trim(rows, p.Limit)
+	var key CursorKey
+	if more {
+		key = keyOf(rows[len(rows)-1])
+	}
+	return rows, nextCursor(more, fp, key)
+}
+
 func trim[T any](rows []T, limit int) ([]T, bool) {
 	if len(rows) > limit {
 		return rows[:limit], true

@@ -93,13 +93,8 @@ func (q *Queries) ListJobs(ctx context.Context, lp ListParams, f JobFilter) ([]*
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last *domain.Job) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	return rows, next, nil
 }
 
 // Timeline returns the life-cycle events of a job the caller may see.
@@ -141,13 +136,8 @@ func (q *Queries) ListSnapshots(ctx context.Context, lp ListParams, f SnapshotFi
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.Snapshot) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	return rows, next, nil
 }
 
 // GetTenant returns a tenant the caller may see.
@@ -180,13 +170,8 @@ func (q *Queries) ListTenants(ctx context.Context, lp ListParams, suspended *boo
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Text: &last.Slug, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.Tenant) CursorKey { return CursorKey{Text: &last.Slug, ID: last.ID} })
+	return rows, next, nil
 }
 
 // ListAPIKeys lists the API keys of a tenant the caller may see, newest first.
@@ -206,13 +191,8 @@ func (q *Queries) ListAPIKeys(ctx context.Context, tenant uuid.UUID, lp ListPara
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.APIKey) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	return rows, next, nil
 }
 
 // GetUser returns a user the caller may see.
@@ -311,13 +291,8 @@ func (q *Queries) ListRefunds(ctx context.Context, lp ListParams, status string)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.DueSince, ID: last.JobID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.RefundDue) CursorKey { return CursorKey{Time: &last.DueSince, ID: last.JobID} })
+	return rows, next, nil
 }
 
 func truncateDay(t time.Time) time.Time {

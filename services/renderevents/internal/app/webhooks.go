@@ -139,13 +139,8 @@ func (w *Webhooks) ListEndpoints(ctx context.Context, lp ListParams) ([]domain.E
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.Endpoint) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	return rows, next, nil
 }
 
 // UpdateEndpoint applies a partial update. Enabling an endpoint clears its failure count
@@ -224,13 +219,8 @@ func (w *Webhooks) ListDeliveries(ctx context.Context, endpoint uuid.UUID, lp Li
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, more := trim(rows, p.Limit)
-	var key CursorKey
-	if more {
-		last := rows[len(rows)-1]
-		key = CursorKey{Time: &last.CreatedAt, ID: last.ID}
-	}
-	return rows, nextCursor(more, fp, key), nil
+	rows, next := pageResult(rows, p, fp, func(last domain.Delivery) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	return rows, next, nil
 }
 
 // Replay queues a new delivery of a delivery's event to its endpoint (409 when the
