@@ -44,3 +44,19 @@ func TestSummarizeGivesThroughputAndPercentiles(t *testing.T) {
 		t.Errorf("%+v", r)
 	}
 }
+
+func TestStatementsTheServiceBatchedArePipelinedByPGBenchToo(t *testing.T) {
+	script, _, err := Script([]Statement{
+		{SQL: "BEGIN"},
+		{SQL: "SELECT 1", Batch: 1},
+		{SQL: "SELECT 2", Batch: 1},
+		{SQL: "COMMIT"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "BEGIN;\n\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\nCOMMIT;\n"
+	if script != want {
+		t.Fatalf("script:\n%s\nwant:\n%s", script, want)
+	}
+}

@@ -17,10 +17,12 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// Statement is one SQL statement with its arguments, as the service ran it.
+// Statement is one SQL statement with its arguments, as the service ran it. Statements the
+// service sent together in one batch (one round trip) share a Batch number above zero.
 type Statement struct {
-	SQL  string
-	Args []any
+	SQL   string
+	Args  []any
+	Batch int
 }
 
 // Recorder is a pgx tracer that keeps every statement run through the connection, so the
@@ -28,6 +30,8 @@ type Statement struct {
 type Recorder struct {
 	mu         sync.Mutex
 	Statements []Statement
+	batches    int
+	inBatch    int
 }
 
 // TraceQueryStart records the statement.
@@ -41,6 +45,29 @@ func (r *Recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 // TraceQueryEnd does nothing.
 func (r *Recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
+// TraceBatchStart numbers the batch whose statements follow.
+func (r *Recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.TraceBatchStartData) context.Context {
+	r.mu.Lock()
+	r.batches++
+	r.inBatch = r.batches
+	r.mu.Unlock()
+	return ctx
+}
+
+// TraceBatchQuery records a statement of the current batch.
+func (r *Recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
+	r.mu.Lock()
+	r.Statements = append(r.Statements, Statement{SQL: d.SQL, Args: d.Args, Batch: r.inBatch})
+	r.mu.Unlock()
+}
+
+// TraceBatchEnd closes the batch.
+func (r *Recorder) TraceBatchEnd(context.Context, *pgx.Conn, pgx.TraceBatchEndData) {
+	r.mu.Lock()
+	r.inBatch = 0
+	r.mu.Unlock()
+}
+
 var placeholder = regexp.MustCompile(`\$(\d+)`)
 
 // Script turns statements into a pgbench script (one transaction = every statement, in order)
@@ -48,7 +75,18 @@ var placeholder = regexp.MustCompile(`\$(\d+)`)
 // :variable as a parameter, as pgx does.
 func Script(statements []Statement) (script string, defines []string, err error) {
 	var b strings.Builder
+	open := 0 // the batch a pipeline is open for
 	for i, st := range statements {
+		// A batch the service pipelined is pipelined by pgbench too: the same round trips.
+		if st.Batch != open {
+			if open != 0 {
+				b.WriteString("\\endpipeline\n")
+			}
+			if st.Batch != 0 {
+				b.WriteString("\\startpipeline\n")
+			}
+			open = st.Batch
+		}
 		sql := placeholder.ReplaceAllStringFunc(st.SQL, func(m string) string {
 			return fmt.Sprintf(":s%d_%s", i, m[1:])
 		})
@@ -68,6 +106,9 @@ func Script(statements []Statement) (script string, defines []string, err error)
 			}
 			defines = append(defines, fmt.Sprintf("s%d_%d=%s", i, k+1, v))
 		}
+	}
+	if open != 0 {
+		b.WriteString("\\endpipeline\n")
 	}
 	return b.String(), defines, nil
 }

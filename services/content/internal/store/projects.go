@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"errors"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -99,8 +100,16 @@ func (s *Store) ProjectFull(ctx context.Context, p domain.Project, includeUnpubl
 		return domain.ProjectFull{}, err
 	}
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to undo, and Commit below reports errors
-	snap := &Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true}
-	full, err := snap.projectFull(ctx, p, includeUnpublishedStories)
+	// The eleven reads are independent: one round trip carries them all.
+	var full domain.ProjectFull
+	err = pipelined(ctx, tx, func(q *contentdb.Queries) error {
+		var err error
+		full, err = (&Store{pool: s.pool, db: tx, q: q, inTx: true}).projectFull(ctx, p, includeUnpublishedStories)
+		return err
+	})
+	if errors.Is(err, errPipelineMismatch) {
+		full, err = (&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true}).projectFull(ctx, p, includeUnpublishedStories)
+	}
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
