@@ -42,6 +42,15 @@ func MediaBodyLimits(m Media) map[string]int64 {
 	}
 }
 
+// mediaCaller is the caller of a media operation, once the pipeline is known to be configured
+// (a server built without object storage answers 501 for them).
+func (s *Server) mediaCaller(ctx context.Context, what string) (domain.Actor, error) {
+	if s.media == nil {
+		return domain.Actor{}, notImplemented(what)
+	}
+	return actorOf(ctx)
+}
+
 func notImplemented(what string) error {
 	return errs.E(errs.NotImplemented, what+" is not available: the media pipeline is not configured")
 }
@@ -86,10 +95,7 @@ func formValue(p *multipart.Part) (string, error) {
 // UploadProjectAep is PUT /projects/{project_id}/aep: the file part is streamed to object
 // storage as it arrives (never parsed into memory or a temporary file).
 func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProjectAepRequestObject) (content.UploadProjectAepResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("the AEP upload")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "the AEP upload")
 	if err != nil {
 		return nil, err
 	}
@@ -114,10 +120,7 @@ func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProject
 
 // StartProjectAepUpload is POST /projects/{project_id}/aep/start-upload.
 func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartProjectAepUploadRequestObject) (content.StartProjectAepUploadResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("the multipart AEP upload")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
 	if err != nil {
 		return nil, err
 	}
@@ -138,10 +141,7 @@ func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartPro
 
 // CompleteProjectAepUpload is POST /projects/{project_id}/aep/complete-upload.
 func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.CompleteProjectAepUploadRequestObject) (content.CompleteProjectAepUploadResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("the multipart AEP upload")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
 	if err != nil {
 		return nil, err
 	}
@@ -160,10 +160,7 @@ func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.Compl
 
 // CreateFont is POST /fonts.
 func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestObject) (content.CreateFontResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("the font upload")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "the font upload")
 	if err != nil {
 		return nil, err
 	}
@@ -229,10 +226,7 @@ func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestOb
 // GenerateSvgPreview is POST /svg-previews/generate: image, target_type, target_id and one
 // color_keys part per key (each a JSON object; a JSON array in one part is accepted too).
 func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvgPreviewRequestObject) (content.GenerateSvgPreviewResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("SVG preview generation")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "SVG preview generation")
 	if err != nil {
 		return nil, err
 	}
@@ -357,10 +351,7 @@ func previewOut(p domain.SvgPreview) content.SvgPreview {
 
 // GetSvgPreview is GET /svg-previews/{svg_preview_id}.
 func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewRequestObject) (content.GetSvgPreviewResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("SVG previews")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "SVG previews")
 	if err != nil {
 		return nil, err
 	}
@@ -373,10 +364,7 @@ func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewReq
 
 // GetSceneSvgPreview is GET /scenes/{scene_id}/svg-preview.
 func (s *Server) GetSceneSvgPreview(ctx context.Context, req content.GetSceneSvgPreviewRequestObject) (content.GetSceneSvgPreviewResponseObject, error) {
-	if s.media == nil {
-		return nil, notImplemented("SVG previews")
-	}
-	actor, err := actorOf(ctx)
+	actor, err := s.mediaCaller(ctx, "SVG previews")
 	if err != nil {
 		return nil, err
 	}

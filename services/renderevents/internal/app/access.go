@@ -145,6 +145,25 @@ func nextCursor(more bool, fp string, key CursorKey) *string {
 }
 
 // trim cuts a page fetched with Limit+1 rows and tells whether more rows follow.
+// visible reads one tenant-owned record for the caller (write: the caller may change it). A
+// record of a tenant the caller may not see is reported absent (404), exactly like a missing
+// one, so other tenants learn nothing.
+func visible[T any](ctx context.Context, write bool, what string, read func() (T, error), tenantOf func(T) uuid.UUID) (T, error) {
+	var zero T
+	a, err := caller(ctx, nil, write)
+	if err != nil {
+		return zero, err
+	}
+	v, err := read()
+	if err != nil {
+		return zero, err
+	}
+	if !a.sees(tenantOf(v)) {
+		return zero, notFound(what)
+	}
+	return v, nil
+}
+
 // pageResult trims rows (fetched with one extra) to the page and makes the cursor that
 // continues after its last row; the cursor is nil on the last page.
 func pageResult[T any](rows []T, p Page, fp string, keyOf func(last T) CursorKey) ([]T, *string) {

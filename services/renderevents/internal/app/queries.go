@@ -64,18 +64,8 @@ type ListParams struct {
 
 // GetJob returns a job the caller may see.
 func (q *Queries) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
-	a, err := caller(ctx, nil, false)
-	if err != nil {
-		return nil, err
-	}
-	j, err := q.store.GetJob(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if !a.sees(j.TenantID) {
-		return nil, notFound("render job")
-	}
-	return j, nil
+	return visible(ctx, false, "render job", func() (*domain.Job, error) { return q.store.GetJob(ctx, id) },
+		func(j *domain.Job) uuid.UUID { return j.TenantID })
 }
 
 // ListJobs lists jobs newest first.
@@ -107,18 +97,8 @@ func (q *Queries) Timeline(ctx context.Context, id uuid.UUID) ([]TimelineEntry, 
 
 // GetSnapshot returns a snapshot the caller may see.
 func (q *Queries) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error) {
-	a, err := caller(ctx, nil, false)
-	if err != nil {
-		return domain.Snapshot{}, err
-	}
-	s, err := q.store.GetSnapshot(ctx, id)
-	if err != nil {
-		return domain.Snapshot{}, err
-	}
-	if !a.sees(s.TenantID) {
-		return domain.Snapshot{}, notFound("snapshot")
-	}
-	return s, nil
+	return visible(ctx, false, "snapshot", func() (domain.Snapshot, error) { return q.store.GetSnapshot(ctx, id) },
+		func(s domain.Snapshot) uuid.UUID { return s.TenantID })
 }
 
 // ListSnapshots lists snapshots newest first.
@@ -197,18 +177,8 @@ func (q *Queries) ListAPIKeys(ctx context.Context, tenant uuid.UUID, lp ListPara
 
 // GetUser returns a user the caller may see.
 func (q *Queries) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) {
-	a, err := caller(ctx, nil, false)
-	if err != nil {
-		return domain.User{}, err
-	}
-	u, err := q.store.GetUser(ctx, id)
-	if err != nil {
-		return domain.User{}, err
-	}
-	if !a.sees(u.TenantID) {
-		return domain.User{}, notFound("user")
-	}
-	return u, nil
+	return visible(ctx, false, "user", func() (domain.User, error) { return q.store.GetUser(ctx, id) },
+		func(u domain.User) uuid.UUID { return u.TenantID })
 }
 
 // Usage bounds.

@@ -103,18 +103,8 @@ func (w *Webhooks) check(ctx context.Context, in EndpointInput) error {
 
 // endpoint returns an endpoint the caller may see (write: may change).
 func (w *Webhooks) endpoint(ctx context.Context, id uuid.UUID, write bool) (domain.Endpoint, error) {
-	a, err := caller(ctx, nil, write)
-	if err != nil {
-		return domain.Endpoint{}, err
-	}
-	ep, err := w.store.GetEndpoint(ctx, id)
-	if err != nil {
-		return domain.Endpoint{}, err
-	}
-	if !a.sees(ep.TenantID) {
-		return domain.Endpoint{}, notFound("webhook endpoint")
-	}
-	return ep, nil
+	return visible(ctx, write, "webhook endpoint", func() (domain.Endpoint, error) { return w.store.GetEndpoint(ctx, id) },
+		func(ep domain.Endpoint) uuid.UUID { return ep.TenantID })
 }
 
 // GetEndpoint returns an endpoint (without its secret).
