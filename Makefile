@@ -81,7 +81,7 @@ test: tools check-generated lint ## What CI runs: generated code in sync, lint, 
 	scripts/test.sh
 
 .PHONY: test-only
-test-only: ## Every module's tests with -race on real servers (no generation or lint)
+test-only: ## Tests with -race on real servers, no generation or lint (TEST_PKGS=./pkg/... narrows them)
 	scripts/test.sh
 
 .PHONY: run
