@@ -1,15 +1,21 @@
-// Command asyncdiff reports breaking changes between two AsyncAPI documents and exits 1 when
-// there is any. Breaking, for an event catalogue read by consumers who validate strictly:
-// a channel, message or schema property removed; a type or format changed; a field newly
-// required or no longer required; an enum value removed or added; a bound tightened.
-// Adding an optional property, a message or a channel is not breaking.
+// Command asyncdiff compares two AsyncAPI documents. By default it reports the breaking
+// changes and exits 1 when there is any. Breaking, for an event catalogue read by consumers
+// who validate strictly: a channel, message or schema property removed; a type or format
+// changed; a field newly required or no longer required; an enum value removed or added; a
+// bound tightened. Adding an optional property, a message or a channel is not breaking.
 //
-//	asyncdiff old.yaml new.yaml
+// With -changelog it prints every change instead, as Markdown list items for a changelog:
+// messages, channels and operations added or removed, and each message's payload fields
+// added, removed or changed, the breaking ones marked. It exits 0 then.
+//
+//	asyncdiff [-changelog] old.yaml new.yaml
 package main
 
 import (
+	"flag"
 	"fmt"
 	"os"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -17,19 +23,27 @@ import (
 )
 
 func main() {
-	if len(os.Args) != 3 {
-		fmt.Fprintln(os.Stderr, "usage: asyncdiff old.yaml new.yaml")
+	changelog := flag.Bool("changelog", false, "print every change as Markdown list items (breaking ones marked) and exit 0")
+	flag.Parse()
+	if flag.NArg() != 2 {
+		fmt.Fprintln(os.Stderr, "usage: asyncdiff [-changelog] old.yaml new.yaml")
 		os.Exit(2)
 	}
-	oldDoc, err := load(os.Args[1])
+	oldDoc, err := load(flag.Arg(0))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
 	}
-	newDoc, err := load(os.Args[2])
+	newDoc, err := load(flag.Arg(1))
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)
+	}
+	if *changelog {
+		for _, line := range Changelog(oldDoc, newDoc) {
+			fmt.Println(line)
+		}
+		return
 	}
 	changes := Diff(oldDoc, newDoc)
 	for _, c := range changes {
@@ -55,21 +69,14 @@ func load(path string) (map[string]any, error) {
 // Diff lists the breaking changes from oldDoc to newDoc, sorted.
 func Diff(oldDoc, newDoc map[string]any) []string {
 	d := differ{oldRoot: oldDoc, newRoot: newDoc}
-	for _, section := range []string{"channels", "operations"} {
-		oldM, newM := asMap(oldDoc[section]), asMap(newDoc[section])
-		for name := range oldM {
-			if _, ok := newM[name]; !ok {
-				d.add("%s.%s removed", section, name)
-			}
-		}
-	}
+	d.sections()
 	comps, newComps := asMap(oldDoc["components"]), asMap(newDoc["components"])
 	for _, kind := range []string{"messages", "schemas"} {
 		oldM, newM := asMap(comps[kind]), asMap(newComps[kind])
 		for name, o := range oldM {
 			n, ok := newM[name]
 			if !ok {
-				d.add("components.%s.%s removed", kind, name)
+				d.add(true, "components.%s.%s removed", kind, name)
 				continue
 			}
 			if kind == "messages" {
@@ -79,16 +86,93 @@ func Diff(oldDoc, newDoc map[string]any) []string {
 			}
 		}
 	}
-	sort.Strings(d.out)
-	return d.out
+	var out []string
+	for _, c := range d.out {
+		if c.breaking {
+			out = append(out, c.text)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// allOfStep is a step into an allOf member; a changelog reader sees the merged payload, so
+// the step is left out of the field paths it prints.
+var allOfStep = regexp.MustCompile(`\.allOf\[\d+\]([.\[])`)
+
+// Changelog lists every change from oldDoc to newDoc as Markdown list items, sorted: the
+// channels and operations added or removed, and per message (by its name, the routing key)
+// the message added or removed or its payload fields added, removed or changed. Breaking
+// changes, the ones Diff reports, end in "(breaking)".
+func Changelog(oldDoc, newDoc map[string]any) []string {
+	d := differ{oldRoot: oldDoc, newRoot: newDoc}
+	d.sections()
+	oldMsgs := asMap(asMap(oldDoc["components"])["messages"])
+	newMsgs := asMap(asMap(newDoc["components"])["messages"])
+	for key, o := range oldMsgs {
+		n, ok := newMsgs[key]
+		if !ok {
+			d.add(true, "message %s removed", messageName(key, o))
+			continue
+		}
+		d.schema("message "+messageName(key, n)+": payload", asMap(o)["payload"], asMap(n)["payload"], 0)
+	}
+	for key, n := range newMsgs {
+		if _, ok := oldMsgs[key]; !ok {
+			d.add(false, "message %s added", messageName(key, n))
+		}
+	}
+	out := make([]string, 0, len(d.out))
+	for _, c := range d.out {
+		line := "- " + allOfStep.ReplaceAllString(c.text, "$1")
+		if c.breaking {
+			line += " (breaking)"
+		}
+		out = append(out, line)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// messageName is the message's name (the event name consumers bind to), else its component key.
+func messageName(key string, msg any) string {
+	if name, ok := asMap(msg)["name"].(string); ok && name != "" {
+		return name
+	}
+	return key
+}
+
+// change is one difference between the documents; breaking ones fail the check.
+type change struct {
+	text     string
+	breaking bool
 }
 
 type differ struct {
 	oldRoot, newRoot map[string]any
-	out              []string
+	out              []change
 }
 
-func (d *differ) add(format string, args ...any) { d.out = append(d.out, fmt.Sprintf(format, args...)) }
+func (d *differ) add(breaking bool, format string, args ...any) {
+	d.out = append(d.out, change{text: fmt.Sprintf(format, args...), breaking: breaking})
+}
+
+// sections records the channels and operations removed (breaking) or added.
+func (d *differ) sections() {
+	for _, section := range []string{"channels", "operations"} {
+		oldM, newM := asMap(d.oldRoot[section]), asMap(d.newRoot[section])
+		for name := range oldM {
+			if _, ok := newM[name]; !ok {
+				d.add(true, "%s.%s removed", section, name)
+			}
+		}
+		for name := range newM {
+			if _, ok := oldM[name]; !ok {
+				d.add(false, "%s.%s added", section, name)
+			}
+		}
+	}
+}
 
 // resolve follows a local $ref (#/a/b/c) within root.
 func resolve(root map[string]any, v any) map[string]any {
@@ -113,55 +197,69 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 	}
 	o, n := resolve(d.oldRoot, oldV), resolve(d.newRoot, newV)
 	if fmt.Sprint(typesOf(o)) != fmt.Sprint(typesOf(n)) {
-		d.add("%s: type changed from %v to %v", path, typesOf(o), typesOf(n))
+		d.add(true, "%s: type changed from %v to %v", path, typesOf(o), typesOf(n))
 	}
 	if o["format"] != n["format"] {
-		d.add("%s: format changed from %v to %v", path, o["format"], n["format"])
+		d.add(true, "%s: format changed from %v to %v", path, o["format"], n["format"])
 	}
 	if o["const"] != n["const"] {
-		d.add("%s: const changed from %v to %v", path, o["const"], n["const"])
+		d.add(true, "%s: const changed from %v to %v", path, o["const"], n["const"])
 	}
 	if oe, ne := set(o["enum"]), set(n["enum"]); len(oe) > 0 || len(ne) > 0 {
 		for v := range oe {
 			if !ne[v] {
-				d.add("%s: enum value %s removed", path, v)
+				d.add(true, "%s: enum value %s removed", path, v)
 			}
 		}
 		for v := range ne {
 			if !oe[v] && len(oe) > 0 {
-				d.add("%s: enum value %s added (strict consumers refuse it)", path, v)
+				d.add(true, "%s: enum value %s added (strict consumers refuse it)", path, v)
 			}
 		}
 	}
 	for _, k := range []string{"minimum", "exclusiveMinimum", "minLength", "minItems"} {
-		if num(n[k]) > num(o[k]) {
-			d.add("%s: %s raised from %v to %v", path, k, o[k], n[k])
+		switch {
+		case num(n[k]) > num(o[k]):
+			d.add(true, "%s: %s raised from %v to %v", path, k, o[k], n[k])
+		case num(n[k]) < num(o[k]):
+			d.add(false, "%s: %s lowered from %v to %v", path, k, o[k], n[k])
 		}
 	}
 	for _, k := range []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems"} {
-		if _, had := o[k]; (!had && n[k] != nil) || (had && n[k] != nil && num(n[k]) < num(o[k])) {
-			d.add("%s: %s lowered from %v to %v", path, k, o[k], n[k])
+		_, had := o[k]
+		switch {
+		case (!had && n[k] != nil) || (had && n[k] != nil && num(n[k]) < num(o[k])):
+			d.add(true, "%s: %s lowered from %v to %v", path, k, o[k], n[k])
+		case had && n[k] == nil:
+			d.add(false, "%s: %s %v removed", path, k, o[k])
+		case had && num(n[k]) > num(o[k]):
+			d.add(false, "%s: %s raised from %v to %v", path, k, o[k], n[k])
 		}
 	}
 	oReq, nReq := set(o["required"]), set(n["required"])
 	for f := range nReq {
 		if !oReq[f] {
-			d.add("%s: %s became required", path, f)
+			d.add(true, "%s: %s became required", path, f)
 		}
 	}
 	for f := range oReq {
 		if !nReq[f] {
-			d.add("%s: %s is no longer required", path, f)
+			d.add(true, "%s: %s is no longer required", path, f)
 		}
 	}
 	oProps, nProps := asMap(o["properties"]), asMap(n["properties"])
 	for name, op := range oProps {
 		np, ok := nProps[name]
 		if !ok {
-			d.add("%s.%s removed", path, name)
+			d.add(true, "%s.%s removed", path, name)
 			continue
 		}
 		d.schema(path+"."+name, op, np, depth+1)
+	}
+	for name := range nProps {
+		if _, ok := oProps[name]; !ok {
+			d.add(false, "%s.%s added", path, name)
+		}
 	}
 	if o["items"] != nil {
 		d.schema(path+"[]", o["items"], n["items"], depth+1)
@@ -170,10 +268,13 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 		ol, nl := asList(o[k]), asList(n[k])
 		for i := range ol {
 			if i >= len(nl) {
-				d.add("%s.%s[%d] removed", path, k, i)
+				d.add(true, "%s.%s[%d] removed", path, k, i)
 				continue
 			}
 			d.schema(fmt.Sprintf("%s.%s[%d]", path, k, i), ol[i], nl[i], depth+1)
+		}
+		for i := len(ol); i < len(nl); i++ {
+			d.add(false, "%s.%s[%d] added", path, k, i)
 		}
 	}
 }

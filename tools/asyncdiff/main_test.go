@@ -62,3 +62,59 @@ func TestDiffClassifiesChanges(t *testing.T) {
 		})
 	}
 }
+
+const catalogue = `
+asyncapi: 3.0.0
+channels:
+  events: {address: events}
+components:
+  messages:
+    JobDoneV1:
+      name: job.done.v1
+      payload:
+        allOf:
+          - $ref: '#/components/schemas/Envelope'
+          - type: object
+            properties:
+              data: {$ref: '#/components/schemas/JobDone'}
+    JobGoneV1:
+      name: job.gone.v1
+      payload: {$ref: '#/components/schemas/Envelope'}
+  schemas:
+    Envelope:
+      type: object
+      required: [event_id]
+      properties:
+        event_id: {type: string, format: uuid}
+    JobDone:
+      type: object
+      required: [url]
+      properties:
+        url: {type: string}
+        size: {type: integer, maximum: 100}
+`
+
+func TestChangelogListsMessagesAndFieldsAndMarksTheBreakingOnes(t *testing.T) {
+	changed := strings.NewReplacer(
+		"        url: {type: string}\n", "        note: {type: string}\n",
+		"maximum: 100", "maximum: 200",
+		"    JobGoneV1:\n      name: job.gone.v1\n", "    JobNewV1:\n      name: job.new.v1\n",
+	).Replace(catalogue)
+	got := Changelog(doc(t, catalogue), doc(t, changed))
+	want := []string{
+		"- message job.done.v1: payload.data.note added",
+		"- message job.done.v1: payload.data.size: maximum raised from 100 to 200",
+		"- message job.done.v1: payload.data.url removed (breaking)",
+		"- message job.gone.v1 removed (breaking)",
+		"- message job.new.v1 added",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("changelog:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if breaking := Diff(doc(t, catalogue), doc(t, changed)); len(breaking) == 0 || strings.Contains(strings.Join(breaking, "\n"), "note") {
+		t.Fatalf("Diff must report the removals and not the added field:\n%s", strings.Join(breaking, "\n"))
+	}
+	if got := Changelog(doc(t, catalogue), doc(t, catalogue)); len(got) != 0 {
+		t.Fatalf("unchanged documents: want no entry, got %v", got)
+	}
+}
