@@ -63,9 +63,15 @@ vet: ## go vet every module
 lint: tools vet lint-specs ## go vet + golangci-lint + spec lint
 	$(TOOLS_DIR)/golangci-lint run $(addsuffix /...,$(addprefix ./,$(MODULES)))
 
+# BASE=<commit> gives the commit the specs are compared with (default: the merge-base of HEAD
+# with main, else with origin/main); without one the check fails rather than pass unchecked.
 .PHONY: breaking
-breaking: tools ## Fail on a breaking spec change against the merge-base with main (unless the major version changes)
-	scripts/breaking.sh
+breaking: tools ## Fail on a breaking spec change against the merge-base with main, unless the major version and its changelog section change with it
+	BASE="$(BASE)" scripts/breaking.sh
+
+.PHONY: changelog
+changelog: tools ## Write the specs/CHANGELOG.md section of every spec whose info.version changed (from the diff against the base)
+	BASE="$(BASE)" scripts/changelog.sh
 
 ## ---- build, test, run ----------------------------------------------------------------
 .PHONY: build

@@ -8,96 +8,190 @@ import (
 	"testing"
 )
 
-// TestBreakingCheckCatchesARemovedRequiredField runs scripts/breaking.sh (what `make
-// breaking` runs) against HEAD with a copy of the specs: unchanged it passes; with a
-// required response field removed, or a required event field removed, it fails and names it.
-func TestBreakingCheckCatchesARemovedRequiredField(t *testing.T) {
+// gateSpecs are the contracts the spec-change gate compares.
+var gateSpecs = []string{"specs/openapi/content.yaml", "specs/openapi/orgboard.yaml", "specs/openapi/renderevents.yaml", "specs/asyncapi/events.yaml"}
+
+// TestSpecChangeGate runs the gate (scripts/breaking.sh, what `make breaking` and `make test`
+// run) and `make changelog` (scripts/changelog.sh) of this checkout in a fresh clone of the
+// repository, as a CI checkout of a branch has it: origin/main at this HEAD, no local main, a
+// new branch holding the change.
+func TestSpecChangeGate(t *testing.T) {
 	root := repoRoot()
-	if _, err := os.Stat(filepath.Join(root, "bin", "tools", "oasdiff")); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatalf("bin/tools/oasdiff missing: run make tools")
-		}
-		t.Skip("bin/tools/oasdiff missing: run make tools")
-	}
+	requireBuiltTool(t, root, "oasdiff")
 	if err := exec.Command("git", "-C", root, "cat-file", "-e", "HEAD:specs/openapi/content.yaml").Run(); err != nil {
 		t.Skip("specs are not committed yet")
 	}
-	files := []string{"specs/openapi/content.yaml", "specs/openapi/orgboard.yaml", "specs/openapi/renderevents.yaml", "specs/asyncapi/events.yaml"}
-	copyHead := func(t *testing.T) string {
-		dir := t.TempDir()
-		for _, f := range files {
-			out, err := exec.Command("git", "-C", root, "show", "HEAD:"+f).Output()
-			if err != nil {
-				t.Fatalf("git show %s: %v", f, err)
-			}
-			if err := os.MkdirAll(filepath.Dir(filepath.Join(dir, f)), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(filepath.Join(dir, f), out, 0o644); err != nil {
-				t.Fatal(err)
-			}
+	head := gitIn(t, root, "rev-parse", "HEAD")
+	short := head[:12]
+	clone := t.TempDir()
+	gitIn(t, "", "clone", "-q", "--no-checkout", root, clone)
+	gitIn(t, clone, "update-ref", "refs/remotes/origin/main", head)
+	gitIn(t, clone, "checkout", "-q", "-b", "spec-change", head)
+	for _, branch := range strings.Fields(gitIn(t, clone, "for-each-ref", "--format=%(refname:short)", "refs/heads/")) {
+		if branch != "spec-change" {
+			gitIn(t, clone, "branch", "-q", "-D", branch)
 		}
-		return dir
 	}
-	run := func(newSpecs string) (string, error) {
-		cmd := exec.Command("bash", filepath.Join(root, "scripts", "breaking.sh"))
-		cmd.Env = append(os.Environ(), "BASE=HEAD", "NEW_SPECS="+newSpecs)
+	script := func(t *testing.T, name string, env ...string) (string, bool) {
+		t.Helper()
+		cmd := exec.Command("bash", filepath.Join(root, "scripts", name))
+		cmd.Dir = clone
+		cmd.Env = append(os.Environ(), env...)
 		out, err := cmd.CombinedOutput()
-		return string(out), err
+		return string(out), err == nil
 	}
-	edit := func(t *testing.T, path, old, new string) {
-		b, err := os.ReadFile(path)
+	gate := func(t *testing.T, env ...string) (string, bool) { t.Helper(); return script(t, "breaking.sh", env...) }
+	startOver := func(t *testing.T) {
+		t.Helper()
+		gitIn(t, clone, "reset", "-q", "--hard", head)
+		gitIn(t, clone, "clean", "-qfd")
+	}
+	content := filepath.Join(clone, "specs/openapi/content.yaml")
+	events := filepath.Join(clone, "specs/asyncapi/events.yaml")
+	// TemplateCard.slug is required in every catalog response (GET /templates among them).
+	removeSlug := func(t *testing.T) {
+		edit(t, content, "required: [container_id, slug, name,", "required: [container_id, name,")
+		removeProperty(t, content, "    TemplateCard:", "        slug:")
+	}
+
+	t.Run("a branch removing a required response property or event field fails, naming the spec, the operation and the field", func(t *testing.T) {
+		startOver(t)
+		removeSlug(t)
+		removeProperty(t, events, "    RenderJobCompletedV1Payload:", "        output_url:")
+		gitIn(t, clone, "-c", "user.name=gate", "-c", "user.email=gate@example.invalid", "commit", "-qam", "drop slug and output_url")
+		out, ok := gate(t)
+		if ok {
+			t.Fatalf("want the gate to fail, it passed:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: breaking change: GET /templates: ", "`data/items/slug`")
+		wantLine(t, out, "specs/asyncapi/events.yaml: breaking change: ", "output_url removed")
+		wantLine(t, out, "specs/openapi/orgboard.yaml: no breaking change against "+short)
+	})
+
+	t.Run("a compatible change passes, each spec named", func(t *testing.T) {
+		startOver(t)
+		edit(t, content, "        slug:\n          type: string\n", "        slug:\n          type: string\n        subtitle:\n          type: string\n")
+		edit(t, events, "        output_url:\n          type: string\n", "        output_url:\n          type: string\n        poster_url:\n          type: string\n")
+		out, ok := gate(t)
+		if !ok {
+			t.Fatalf("want an added optional property to pass:\n%s", out)
+		}
+		for _, spec := range gateSpecs {
+			wantLine(t, out, spec+": no breaking change against "+short)
+		}
+	})
+
+	t.Run("a new major version lists its breaking changes and passes only with its changelog section", func(t *testing.T) {
+		startOver(t)
+		removeSlug(t)
+		edit(t, content, "  version: 1.0.0", "  version: 2.0.0")
+		out, ok := gate(t)
+		if ok {
+			t.Fatalf("want the gate to fail without the changelog section, it passed:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: allowed breaking change: GET /templates: ", "`data/items/slug`")
+		wantLine(t, out, "specs/openapi/content.yaml: ", "'## content 2.0.0'", "specs/CHANGELOG.md")
+
+		if out, ok := script(t, "changelog.sh"); !ok {
+			t.Fatalf("make changelog failed:\n%s", out)
+		}
+		written, err := os.ReadFile(filepath.Join(clone, "specs/CHANGELOG.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !strings.Contains(string(b), old) {
-			t.Fatalf("%s does not contain %q", path, old)
-		}
-		if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+		wantLine(t, string(written), "## content 2.0.0")
+		wantLine(t, string(written), "- GET /templates: ", "`data/items/slug`", "(breaking)")
 
-	t.Run("unchanged specs pass", func(t *testing.T) {
-		if out, err := run(copyHead(t)); err != nil {
-			t.Fatalf("want no breaking change, got %v:\n%s", err, out)
+		out, ok = gate(t)
+		if !ok {
+			t.Fatalf("want the gate to pass with the changelog section:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: allowed breaking change: GET /templates: ", "`data/items/slug`")
+	})
+
+	t.Run("a detached HEAD in a clone with main and origin/main compares with their merge-base", func(t *testing.T) {
+		startOver(t)
+		gitIn(t, clone, "branch", "-q", "main", head)
+		gitIn(t, clone, "checkout", "-q", "--detach")
+		removeSlug(t)
+		out, ok := gate(t)
+		if ok {
+			t.Fatalf("want the gate to fail, it passed:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: breaking change: GET /templates: ", "`data/items/slug`")
+		wantLine(t, out, "specs/openapi/orgboard.yaml: no breaking change against "+short)
+	})
+
+	t.Run("with no base the gate fails and says how to give one", func(t *testing.T) {
+		startOver(t)
+		gitIn(t, clone, "checkout", "-q", "-B", "spec-change", head)
+		gitIn(t, clone, "update-ref", "-d", "refs/heads/main")
+		gitIn(t, clone, "update-ref", "-d", "refs/remotes/origin/main")
+		out, ok := gate(t)
+		if ok || !strings.Contains(out, "BASE=") {
+			t.Fatalf("want a failure that names BASE=, got ok=%v:\n%s", ok, out)
+		}
+		if out, ok := gate(t, "BASE="+head); !ok {
+			t.Fatalf("want BASE=%s to give the base:\n%s", head, out)
 		}
 	})
-	t.Run("a required response field removed fails", func(t *testing.T) {
-		dir := copyHead(t)
-		spec := filepath.Join(dir, "specs/openapi/content.yaml")
-		// TemplateCard.slug is required in every catalog response; drop it from the schema.
-		edit(t, spec, "required: [container_id, slug, name,", "required: [container_id, name,")
-		removeProperty(t, spec, "    TemplateCard:", "        slug:")
-		out, err := run(dir)
-		if err == nil {
-			t.Fatalf("want make breaking to fail, it passed:\n%s", out)
+}
+
+// requireBuiltTool fails in CI, and skips elsewhere, when `make tools` has not built bin/tools/<name>.
+func requireBuiltTool(t *testing.T, root, name string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(root, "bin", "tools", name)); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("bin/tools/%s missing: run make tools", name)
 		}
-		if !strings.Contains(out, "slug") || !strings.Contains(out, "content.yaml") {
-			t.Fatalf("failure does not name the field and spec:\n%s", out)
+		t.Skipf("bin/tools/%s missing: run make tools", name)
+	}
+}
+
+// gitIn runs git in dir ("" for the current directory) and returns its trimmed output.
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	if dir != "" {
+		args = append([]string{"-C", dir}, args...)
+	}
+	out, err := exec.Command("git", args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// wantLine fails unless one line of out starts with prefix and contains every part.
+func wantLine(t *testing.T, out, prefix string, parts ...string) {
+	t.Helper()
+lines:
+	for _, line := range strings.Split(out, "\n") {
+		if !strings.HasPrefix(line, prefix) {
+			continue
 		}
-	})
-	t.Run("a required event field removed fails", func(t *testing.T) {
-		dir := copyHead(t)
-		spec := filepath.Join(dir, "specs/asyncapi/events.yaml")
-		removeProperty(t, spec, "    RenderJobCompletedV1Payload:", "        output_url:")
-		out, err := run(dir)
-		if err == nil {
-			t.Fatalf("want make breaking to fail, it passed:\n%s", out)
+		for _, p := range parts {
+			if !strings.Contains(line, p) {
+				continue lines
+			}
 		}
-		if !strings.Contains(out, "output_url") {
-			t.Fatalf("failure does not name output_url:\n%s", out)
-		}
-	})
-	t.Run("a new major version allows it", func(t *testing.T) {
-		dir := copyHead(t)
-		spec := filepath.Join(dir, "specs/openapi/content.yaml")
-		removeProperty(t, spec, "    TemplateCard:", "        slug:")
-		edit(t, spec, "  version: 1.0.0", "  version: 2.0.0")
-		if out, err := run(dir); err != nil {
-			t.Fatalf("a major version change should allow the break: %v\n%s", err, out)
-		}
-	})
+		return
+	}
+	t.Fatalf("want a line starting %q containing %q in:\n%s", prefix, parts, out)
+}
+
+// edit replaces the first old in the file at path with new.
+func edit(t *testing.T, path, old, new string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), old) {
+		t.Fatalf("%s does not contain %q", path, old)
+	}
+	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // removeProperty deletes the block of a property (its line and the more-indented lines
