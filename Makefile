@@ -83,7 +83,7 @@ deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but s
 	scripts/deps.sh
 
 .PHONY: test
-test: tools check-generated lint ## What CI runs: generated code in sync, lint, then every test on real servers
+test: tools check-generated lint breaking ## What CI runs: generated code in sync, lint, spec changes, then every test on real servers
 	scripts/test.sh
 
 .PHONY: test-only
