@@ -44,10 +44,8 @@ generate: tools ## Regenerate everything under gen/ from specs/ and queries
 	  (cd tools && GOWORK=off go run ./sdkgen -spec ../specs/openapi/$$s.yaml -out ../gen/ts/$$s -npm-root ..); done
 
 .PHONY: check-generated
-check-generated: generate ## Fail when gen/ differs from what the specs and queries produce
-	@if [ -n "$$(git status --porcelain -- gen)" ]; then \
-	  git status --porcelain -- gen; git --no-pager diff --stat -- gen; \
-	  echo "gen/ is out of date: run 'make generate' and commit the result"; exit 1; fi
+check-generated: tools ## Fail when gen/ differs from what the specs and queries produce (each differing, missing or extra file named)
+	scripts/check-generated.sh
 
 ## ---- quality -------------------------------------------------------------------------
 .PHONY: lint-specs

@@ -16,6 +16,7 @@ var gateSpecs = []string{"specs/openapi/content.yaml", "specs/openapi/orgboard.y
 // repository, as a CI checkout of a branch has it: origin/main at this HEAD, no local main, a
 // new branch holding the change.
 func TestSpecChangeGate(t *testing.T) {
+	t.Parallel()
 	root := repoRoot()
 	requireBuiltTool(t, root, "oasdiff")
 	if err := exec.Command("git", "-C", root, "cat-file", "-e", "HEAD:specs/openapi/content.yaml").Run(); err != nil {
