@@ -12,7 +12,8 @@
 //   - shutdown_test.go: SIGTERM loses neither in-flight requests nor in-flight messages.
 //   - sdk_test.go: `make sdk` builds the TypeScript SDKs for import and require(); an ES module
 //     program, a CommonJS program and the Go examples (examples/<s>) call a running service
-//     through them.
+//     through them; a program written from each spec calls every operation with only its
+//     required inputs and compiles against the SDKs (tsprogram_test.go writes it).
 //
 // The module also shows the Go clients of gen/ used from another module: examples/<s>.
 package e2e

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/auth"
@@ -179,6 +180,39 @@ func TestESModuleAndCommonJSProgramsCallARunningServiceThroughTheSDKThatMakeSdkB
 	}
 	if want := filepath.Join("dist", "cjs", "index.js"); !strings.HasSuffix(cjsGot.Resolved, want) {
 		t.Errorf("require() loaded %s, want the CommonJS build .../%s", cjsGot.Resolved, want)
+	}
+}
+
+// TestEveryOperationCompilesAgainstTheTypeScriptSDKsWithOnlyItsRequiredInputs compiles, for each
+// spec, a program that calls every operation with only its required parameters and body
+// properties (tsprogram_test.go writes it from the spec): a property the spec leaves optional,
+// with or without a default, must be optional in the SDK's request types, and a property a
+// response requires must be required in its response type.
+func TestEveryOperationCompilesAgainstTheTypeScriptSDKsWithOnlyItsRequiredInputs(t *testing.T) {
+	root := repoRoot(t)
+	tsc := filepath.Join(nodeBin(t), "tsc")
+	buildSDKs(t)
+	dir := tsProject(t, "module")
+	for _, s := range services {
+		spec := filepath.Join("specs", "openapi", s.name+".yaml")
+		doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(root, spec))
+		if err != nil {
+			t.Fatal(err)
+		}
+		program := requiredOnlyProgram(doc, spec, "@videotpl/"+s.name+"-sdk", strings.ToUpper(s.name[:1])+s.name[1:]+"Client")
+		operations := 0
+		for _, item := range doc.Paths.Map() {
+			operations += len(item.Operations())
+		}
+		if calls := strings.Count(program, "export async function "); calls != operations || operations == 0 {
+			t.Fatalf("%s: the program calls %d operations of %d", spec, calls, operations)
+		}
+		writeFile(t, filepath.Join(dir, "src", s.name+".ts"), program)
+	}
+	cmd := exec.Command(tsc, "-p", "tsconfig.json", "--noEmit")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("a call with only the required inputs does not compile: %v\n%s", err, out)
 	}
 }
 
