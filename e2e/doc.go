@@ -15,5 +15,6 @@
 //     through them; a program written from each spec calls every operation with only its
 //     required inputs and compiles against the SDKs (tsprogram_test.go writes it).
 //
-// The module also shows the Go clients of gen/ used from another module: examples/<s>.
+// examples/ is a module of its own, outside the workspace: the Go clients of gen/ used the way a
+// team's module uses them.
 package e2e

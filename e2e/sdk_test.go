@@ -219,9 +219,22 @@ func TestEveryOperationCompilesAgainstTheTypeScriptSDKsWithOnlyItsRequiredInputs
 func TestTheGoExamplesBuildOutsideTheWorkspaceAndCallARunningService(t *testing.T) {
 	root := repoRoot(t)
 	bin := t.TempDir()
-	// GOWORK=off: the e2e module alone, with its go.mod (replace directives to gen/ and pkg/),
-	// as any other module using the generated clients.
-	runCmd(t, filepath.Join(root, "e2e"), []string{"GOWORK=off", "GOFLAGS=-mod=readonly"}, "go", "build", "-o", bin+"/", "./examples/...")
+	examples := filepath.Join(root, "e2e", "examples")
+	// GOWORK=off and a read-only go.mod: the examples' module alone, which requires the gen
+	// module and nothing else of the platform, as a team's module outside the repository does.
+	offWorkspace := []string{"GOWORK=off", "GOFLAGS=-mod=readonly"}
+	runCmd(t, examples, offWorkspace, "go", "vet", "./...")
+	runCmd(t, examples, offWorkspace, "go", "build", "-o", bin+"/", "./...")
+	// With go.sum read-only, a build that needed echo or kin-openapi would fail without their sums.
+	sums, err := os.ReadFile(filepath.Join(examples, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []string{"github.com/labstack/echo", "github.com/getkin/kin-openapi"} {
+		if strings.Contains(string(sums), m) {
+			t.Errorf("the examples' go.sum holds %s: a client user downloads a server dependency", m)
+		}
+	}
 	for _, s := range services {
 		if _, err := os.Stat(filepath.Join(bin, s.name)); err != nil {
 			t.Errorf("example %s did not build: %v", s.name, err)
