@@ -40,6 +40,7 @@ generate: tools ## Regenerate everything under gen/ from specs/ and queries
 	  $(TOOLS_DIR)/oapi-codegen -config specs/codegen/$$s/$$p.yaml specs/openapi/$$s.yaml; done; done
 	$(TOOLS_DIR)/sqlc generate -f sqlc.yaml
 	cd tools && GOWORK=off go run ./eventgen -in ../specs/asyncapi/events.yaml -out ../gen/events
+	cd tools && GOWORK=off go run ./genreadme -root .. -out ../gen/README.md
 	@for s in $(SERVICES); do \
 	  $(NPX) openapi-typescript specs/openapi/$$s.yaml -o gen/ts/$$s/src/schema.ts --silent \
 	    --default-non-nullable=false; done
