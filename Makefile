@@ -33,13 +33,17 @@ tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json ##
 
 ## ---- generation --------------------------------------------------------------------
 .PHONY: generate
+# --default-non-nullable=false: a request property with a default stays optional in the TypeScript
+# types (the service fills the default in); responses mark what they always carry as required.
 generate: tools ## Regenerate everything under gen/ from specs/ and queries
 	@for s in $(SERVICES); do for p in $(OAPI_PARTS); do \
 	  $(TOOLS_DIR)/oapi-codegen -config specs/codegen/$$s/$$p.yaml specs/openapi/$$s.yaml; done; done
 	$(TOOLS_DIR)/sqlc generate -f sqlc.yaml
 	cd tools && GOWORK=off go run ./eventgen -in ../specs/asyncapi/events.yaml -out ../gen/events
+	cd tools && GOWORK=off go run ./genreadme -root .. -out ../gen/README.md
 	@for s in $(SERVICES); do \
-	  $(NPX) openapi-typescript specs/openapi/$$s.yaml -o gen/ts/$$s/src/schema.ts --silent; done
+	  $(NPX) openapi-typescript specs/openapi/$$s.yaml -o gen/ts/$$s/src/schema.ts --silent \
+	    --default-non-nullable=false; done
 	@for s in $(SERVICES); do \
 	  (cd tools && GOWORK=off go run ./sdkgen -spec ../specs/openapi/$$s.yaml -out ../gen/ts/$$s -npm-root ..); done
 

@@ -10,8 +10,11 @@
 //   - compose_test.go: compose.yaml brings every service up in order (depends_on targets,
 //     health checks, one-shot steps) with variables the services read.
 //   - shutdown_test.go: SIGTERM loses neither in-flight requests nor in-flight messages.
-//   - sdk_test.go: `make sdk` builds the TypeScript SDKs; a TypeScript program and the Go
-//     examples (examples/<s>) call a running service through them.
+//   - sdk_test.go: `make sdk` builds the TypeScript SDKs for import and require(); an ES module
+//     program, a CommonJS program and the Go examples (examples/<s>) call a running service
+//     through them; a program written from each spec calls every operation with only its
+//     required inputs and compiles against the SDKs (tsprogram_test.go writes it).
 //
-// The module also shows the Go clients of gen/ used from another module: examples/<s>.
+// examples/ is a module of its own, outside the workspace: the Go clients of gen/ used the way a
+// team's module uses them.
 package e2e

@@ -1,12 +1,14 @@
 // Command sdkgen writes the package files of a TypeScript SDK next to the types that
-// openapi-typescript generates (src/schema.ts): package.json, tsconfig.json and src/index.ts,
-// a typed openapi-fetch client with the spec's default server and a bearer-token option.
+// openapi-typescript generates (src/schema.ts): package.json, tsconfig.json (ESM),
+// tsconfig.cjs.json (CommonJS) and src/index.ts, a typed openapi-fetch client with the spec's
+// default server and a bearer-token option.
 //
 //	go run ./sdkgen -spec ../specs/openapi/content.yaml -out ../gen/ts/content -npm-root ..
 //
 // The package name is @videotpl/<service>-sdk and its version the spec's info.version; the
 // openapi-fetch dependency is pinned to the version of the repository's package.json, so the
-// SDK is compiled and tested against the client it ships with. `make sdk` compiles it (tsc).
+// SDK is compiled and tested against the client it ships with. `make sdk` compiles it (tsc) twice:
+// ES modules into dist/esm and CommonJS into dist/cjs, chosen by package.json's exports conditions.
 package main
 
 import (
@@ -64,6 +66,7 @@ type sdk struct {
 	SpecPath       string // specs/openapi/content.yaml
 	DefaultBaseURL string
 	OpenAPIFetch   string // pinned version
+	BuildScript    string // package.json's build script, JSON-escaped
 }
 
 func run(specPath, out, npmRoot string) error {
@@ -95,12 +98,14 @@ func run(specPath, out, npmRoot string) error {
 		SpecPath:       "specs/openapi/" + filepath.Base(specPath),
 		DefaultBaseURL: defaultServer(doc),
 		OpenAPIFetch:   fetch,
+		BuildScript:    jsonString(buildScript),
 	}
 	files := map[string]*template.Template{
-		"package.json":  packageJSON,
-		"tsconfig.json": tsconfigJSON,
-		"src/index.ts":  indexTS,
-		"README.md":     readme,
+		"package.json":      packageJSON,
+		"tsconfig.json":     tsconfigJSON,
+		"tsconfig.cjs.json": tsconfigCJS,
+		"src/index.ts":      indexTS,
+		"README.md":         readme,
 	}
 	for name, tpl := range files {
 		var buf bytes.Buffer
@@ -128,6 +133,15 @@ func defaultServer(doc document) string {
 		u = strings.ReplaceAll(u, "{"+name+"}", v.Default)
 	}
 	return u
+}
+
+// jsonString is s escaped for a JSON string literal, without the quotes.
+func jsonString(s string) string {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // keep && readable
+	_ = enc.Encode(s)        // a string always encodes
+	return strings.TrimSuffix(strings.TrimSpace(buf.String()), `"`)[1:]
 }
 
 // pinnedVersion reads an exact version of pkg from package.json's dependencies.
@@ -162,12 +176,18 @@ var packageJSON = template.Must(template.New("package.json").Parse(`{
   "description": "TypeScript SDK of the {{.Title}}: types and a fetch client generated from {{.SpecPath}}.",
   "license": "UNLICENSED",
   "type": "module",
-  "main": "./dist/index.js",
-  "types": "./dist/index.d.ts",
+  "main": "./dist/cjs/index.js",
+  "types": "./dist/cjs/index.d.ts",
   "exports": {
     ".": {
-      "types": "./dist/index.d.ts",
-      "import": "./dist/index.js"
+      "import": {
+        "types": "./dist/esm/index.d.ts",
+        "default": "./dist/esm/index.js"
+      },
+      "require": {
+        "types": "./dist/cjs/index.d.ts",
+        "default": "./dist/cjs/index.js"
+      }
     }
   },
   "files": ["dist", "src", "README.md"],
@@ -176,13 +196,19 @@ var packageJSON = template.Must(template.New("package.json").Parse(`{
     "node": ">=18"
   },
   "scripts": {
-    "build": "tsc -p tsconfig.json"
+    "build": "{{.BuildScript}}"
   },
   "dependencies": {
     "openapi-fetch": "{{.OpenAPIFetch}}"
   }
 }
 `))
+
+// buildScript compiles the package twice: ES modules into dist/esm and CommonJS into dist/cjs,
+// whose package.json marker makes Node load its .js files as CommonJS inside this
+// "type": "module" package.
+const buildScript = `tsc -p tsconfig.json && tsc -p tsconfig.cjs.json && ` +
+	`node -e "require('fs').writeFileSync('dist/cjs/package.json', JSON.stringify({ type: 'commonjs' }) + '\n')"`
 
 var tsconfigJSON = template.Must(template.New("tsconfig.json").Parse(`{
   "compilerOptions": {
@@ -197,9 +223,22 @@ var tsconfigJSON = template.Must(template.New("tsconfig.json").Parse(`{
     "isolatedModules": true,
     "skipLibCheck": true,
     "rootDir": "src",
-    "outDir": "dist"
+    "outDir": "dist/esm"
   },
   "include": ["src"]
+}
+`))
+
+// tsconfigCJS is the CommonJS build for require() consumers; Node10 resolution is what
+// TypeScript allows with CommonJS output, and esModuleInterop loads openapi-fetch's default export.
+var tsconfigCJS = template.Must(template.New("tsconfig.cjs.json").Parse(`{
+  "extends": "./tsconfig.json",
+  "compilerOptions": {
+    "module": "CommonJS",
+    "moduleResolution": "Node10",
+    "esModuleInterop": true,
+    "outDir": "dist/cjs"
+  }
 }
 `))
 
@@ -264,7 +303,8 @@ var readme = template.Must(template.New("README.md").Parse(`# {{.Package}}
 
 TypeScript SDK of the {{.Title}} (version {{.Version}}), generated from ` + "`{{.SpecPath}}`" + ` by
 openapi-typescript (types, ` + "`src/schema.ts`" + `) and tools/sdkgen (this package, ` + "`src/index.ts`" + `).
-Do not edit: ` + "`make generate`" + ` rewrites it; ` + "`make sdk`" + ` compiles it into ` + "`dist/`" + `.
+Do not edit: ` + "`make generate`" + ` rewrites it; ` + "`make sdk`" + ` (or ` + "`npm run build`" + `) compiles it twice, into
+` + "`dist/esm`" + ` for ` + "`import`" + ` and ` + "`dist/cjs`" + ` for ` + "`require()`" + `: ES modules and CommonJS programs both use it.
 
 ` + "```ts" + `
 import { create{{.Ident}}Client } from "{{.Package}}";
@@ -272,4 +312,6 @@ import { create{{.Ident}}Client } from "{{.Package}}";
 const api = create{{.Ident}}Client({ baseUrl: "{{.DefaultBaseURL}}", token: process.env.TOKEN });
 const { data, error, response } = await api.GET("/..."); // paths, params and bodies are typed
 ` + "```" + `
+
+In CommonJS: ` + "`const { create{{.Ident}}Client } = require(\"{{.Package}}\");`" + `
 `))

@@ -31,15 +31,18 @@ func setup(t *testing.T, fetchVersion string) (specPath, out, root string) {
 	return specPath, filepath.Join(dir, "out"), dir
 }
 
-func TestThePackageIsNamedAndVersionedAfterTheSpecAndPinsOpenapiFetch(t *testing.T) {
+func TestThePackageIsNamedAndVersionedAfterTheSpecPinsOpenapiFetchAndBuildsForImportAndRequire(t *testing.T) {
 	specPath, out, root := setup(t, "0.17.0")
 	if err := run(specPath, out, root); err != nil {
 		t.Fatal(err)
 	}
 	var pkg struct {
-		Name         string            `json:"name"`
-		Version      string            `json:"version"`
-		Types        string            `json:"types"`
+		Name         string `json:"name"`
+		Version      string `json:"version"`
+		Main         string `json:"main"`
+		Types        string `json:"types"`
+		Exports      map[string]map[string]struct{ Types, Default string }
+		Scripts      map[string]string `json:"scripts"`
 		Dependencies map[string]string `json:"dependencies"`
 	}
 	raw, err := os.ReadFile(filepath.Join(out, "package.json"))
@@ -49,8 +52,20 @@ func TestThePackageIsNamedAndVersionedAfterTheSpecAndPinsOpenapiFetch(t *testing
 	if err := json.Unmarshal(raw, &pkg); err != nil {
 		t.Fatalf("package.json is not JSON: %v", err)
 	}
-	if pkg.Name != "@videotpl/demo-sdk" || pkg.Version != "2.3.1" || pkg.Types != "./dist/index.d.ts" {
+	if pkg.Name != "@videotpl/demo-sdk" || pkg.Version != "2.3.1" || pkg.Main != "./dist/cjs/index.js" || pkg.Types != "./dist/cjs/index.d.ts" {
 		t.Errorf("package.json = %+v", pkg)
+	}
+	// import gets the ES modules, require() the CommonJS build, each with its own declarations.
+	for condition, dir := range map[string]string{"import": "./dist/esm/", "require": "./dist/cjs/"} {
+		got := pkg.Exports["."][condition]
+		if got.Types != dir+"index.d.ts" || got.Default != dir+"index.js" {
+			t.Errorf(`exports["."][%q] = %+v, want %sindex.{d.ts,js}`, condition, got, dir)
+		}
+	}
+	for _, want := range []string{"tsc -p tsconfig.json", "tsc -p tsconfig.cjs.json", "dist/cjs/package.json", "type: 'commonjs'"} {
+		if !strings.Contains(pkg.Scripts["build"], want) {
+			t.Errorf("the build script %q lacks %q", pkg.Scripts["build"], want)
+		}
 	}
 	if pkg.Dependencies["openapi-fetch"] != "0.17.0" {
 		t.Errorf("openapi-fetch dependency = %q, want the repository's pin 0.17.0", pkg.Dependencies["openapi-fetch"])
@@ -68,13 +83,23 @@ func TestThePackageIsNamedAndVersionedAfterTheSpecAndPinsOpenapiFetch(t *testing
 			t.Errorf("src/index.ts lacks %q", want)
 		}
 	}
-	var tsconfig map[string]any
-	raw, err = os.ReadFile(filepath.Join(out, "tsconfig.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal(raw, &tsconfig); err != nil {
-		t.Errorf("tsconfig.json is not JSON: %v", err)
+	for name, want := range map[string]struct{ module, outDir string }{
+		"tsconfig.json":     {"NodeNext", "dist/esm"},
+		"tsconfig.cjs.json": {"CommonJS", "dist/cjs"},
+	} {
+		var tsconfig struct {
+			CompilerOptions struct{ Module, OutDir string }
+		}
+		raw, err = os.ReadFile(filepath.Join(out, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(raw, &tsconfig); err != nil {
+			t.Errorf("%s is not JSON: %v", name, err)
+		}
+		if got := tsconfig.CompilerOptions; got.Module != want.module || got.OutDir != want.outDir {
+			t.Errorf("%s compiles %s into %s, want %s into %s", name, got.Module, got.OutDir, want.module, want.outDir)
+		}
 	}
 }
 

@@ -1,9 +1,10 @@
 // Command content is a first call to the content service through its generated Go client
 // (github.com/videotpl/platform/gen/content): the most popular templates of the catalog.
 //
-//	TOKEN=$(bin/content token --roles admin) go run ./examples/content -base http://127.0.0.1:8081/v1
+//	TOKEN=$(bin/content token --roles admin) GOWORK=off go run ./content -base http://127.0.0.1:8081/v1
 //
-// A module of its own uses the client the same way: require github.com/videotpl/platform/gen.
+// Run it from e2e/examples, a module of its own (GOWORK=off leaves the repository's workspace):
+// like a team's module it requires github.com/videotpl/platform/gen and nothing else.
 package main
 
 import (

@@ -2,9 +2,10 @@
 // (github.com/videotpl/platform/gen/orgboard): create an organization, then list the
 // caller's organizations.
 //
-//	TOKEN=$(bin/orgboard token) go run ./examples/orgboard -base http://127.0.0.1:8082 -name Acme
+//	TOKEN=$(bin/orgboard token) GOWORK=off go run ./orgboard -base http://127.0.0.1:8082 -name Acme
 //
-// A module of its own uses the client the same way: require github.com/videotpl/platform/gen.
+// Run it from e2e/examples, a module of its own (GOWORK=off leaves the repository's workspace):
+// like a team's module it requires github.com/videotpl/platform/gen and nothing else.
 package main
 
 import (

@@ -1,9 +1,10 @@
 // Command renderevents is a first call to the renderevents service through its generated Go
 // client (github.com/videotpl/platform/gen/renderevents): the caller's latest render jobs.
 //
-//	TOKEN=$(bin/renderevents token) go run ./examples/renderevents -base http://127.0.0.1:8083/v1
+//	TOKEN=$(bin/renderevents token) GOWORK=off go run ./renderevents -base http://127.0.0.1:8083/v1
 //
-// A module of its own uses the client the same way: require github.com/videotpl/platform/gen.
+// Run it from e2e/examples, a module of its own (GOWORK=off leaves the repository's workspace):
+// like a team's module it requires github.com/videotpl/platform/gen and nothing else.
 package main
 
 import (

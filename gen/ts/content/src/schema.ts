@@ -1150,9 +1150,9 @@ export interface components {
             primary_mode: string;
             description?: string;
             /** @default false */
-            is_premium: boolean;
+            is_premium?: boolean;
             /** @default false */
-            is_mockup: boolean;
+            is_mockup?: boolean;
             /** @description Categories to link; each must exist (400 naming the field). */
             category_ids?: string[];
             /** @description Tags to link; each must exist (400 naming the field). */
@@ -1758,7 +1758,7 @@ export interface components {
             /** @description Free string, known values ltr, rtl (default ltr). */
             direction?: string;
             /** @default false */
-            is_premium: boolean;
+            is_premium?: boolean;
         };
         /** @description A music track. Used as request body and response; id is assigned by the server (readOnly). */
         MusicTrack: {

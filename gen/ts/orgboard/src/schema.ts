@@ -1215,7 +1215,7 @@ export interface components {
             organization_id: string;
             name: string;
             /** @default  */
-            description: string;
+            description?: string;
         };
         DivisionList: {
             data: components["schemas"]["Division"][];
@@ -1252,7 +1252,7 @@ export interface components {
             name: string;
             kind: components["schemas"]["ProductKind"];
             /** @default  */
-            description: string;
+            description?: string;
         };
         ProductList: {
             data: components["schemas"]["Product"][];
@@ -1365,7 +1365,7 @@ export interface components {
              * @default open
              * @enum {string}
              */
-            state: "human" | "open";
+            state?: "human" | "open";
             /**
              * Format: uuid
              * @description Required when state is human; a member of the team's organization.
@@ -1437,7 +1437,7 @@ export interface components {
             docs?: string[];
             persona?: string;
             /** @default [] */
-            mcp_server_ids: string[];
+            mcp_server_ids?: string[];
             /** Format: uuid */
             profile_id?: string | null;
         };
@@ -1490,7 +1490,7 @@ export interface components {
             type: components["schemas"]["WorkItemType"];
             title: string;
             /** @default  */
-            description: string;
+            description?: string;
             /** Format: uuid */
             parent_id?: string | null;
         };

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -14,7 +15,7 @@ func blogOut(b domain.Blog) content.Blog {
 }
 
 // ListBlogs is GET /blogs.
-func (s *Server) ListBlogs(ctx context.Context, r content.ListBlogsRequestObject) (content.ListBlogsResponseObject, error) {
+func (s *Server) ListBlogs(ctx context.Context, r contentserver.ListBlogsRequestObject) (contentserver.ListBlogsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -23,11 +24,11 @@ func (s *Server) ListBlogs(ctx context.Context, r content.ListBlogsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return content.ListBlogs200JSONResponse{Data: mapAll(blogs, blogOut), Meta: metaOut(meta)}, nil
+	return contentserver.ListBlogs200JSONResponse{Data: mapAll(blogs, blogOut), Meta: metaOut(meta)}, nil
 }
 
 // GetBlog is GET /blogs/{slug}.
-func (s *Server) GetBlog(ctx context.Context, r content.GetBlogRequestObject) (content.GetBlogResponseObject, error) {
+func (s *Server) GetBlog(ctx context.Context, r contentserver.GetBlogRequestObject) (contentserver.GetBlogResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -36,11 +37,11 @@ func (s *Server) GetBlog(ctx context.Context, r content.GetBlogRequestObject) (c
 	if err != nil {
 		return nil, err
 	}
-	return content.GetBlog200JSONResponse(blogOut(b)), nil
+	return contentserver.GetBlog200JSONResponse(blogOut(b)), nil
 }
 
 // CreateComment is POST /comments.
-func (s *Server) CreateComment(ctx context.Context, r content.CreateCommentRequestObject) (content.CreateCommentResponseObject, error) {
+func (s *Server) CreateComment(ctx context.Context, r contentserver.CreateCommentRequestObject) (contentserver.CreateCommentResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -50,11 +51,11 @@ func (s *Server) CreateComment(ctx context.Context, r content.CreateCommentReque
 		ContainerID: b.ContainerId, ParentCommentID: b.ParentCommentId}); err != nil {
 		return nil, err
 	}
-	return content.CreateComment201Response{}, nil
+	return contentserver.CreateComment201Response{}, nil
 }
 
 // ListSlides is GET /slides.
-func (s *Server) ListSlides(ctx context.Context, _ content.ListSlidesRequestObject) (content.ListSlidesResponseObject, error) {
+func (s *Server) ListSlides(ctx context.Context, _ contentserver.ListSlidesRequestObject) (contentserver.ListSlidesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -63,14 +64,14 @@ func (s *Server) ListSlides(ctx context.Context, _ content.ListSlidesRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return content.ListSlides200JSONResponse{Data: mapAll(slides, func(v domain.Slide) content.Slide {
+	return contentserver.ListSlides200JSONResponse{Data: mapAll(slides, func(v domain.Slide) content.Slide {
 		return content.Slide{Id: v.ID, Title: v.Title, Image: v.Image, Keyword: v.Keyword, SlideType: v.SlideType,
 			Parameter: v.Parameter, Sort: v.Sort}
 	})}, nil
 }
 
 // ListHomeEvents is GET /home-events.
-func (s *Server) ListHomeEvents(ctx context.Context, _ content.ListHomeEventsRequestObject) (content.ListHomeEventsResponseObject, error) {
+func (s *Server) ListHomeEvents(ctx context.Context, _ contentserver.ListHomeEventsRequestObject) (contentserver.ListHomeEventsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -79,7 +80,7 @@ func (s *Server) ListHomeEvents(ctx context.Context, _ content.ListHomeEventsReq
 	if err != nil {
 		return nil, err
 	}
-	return content.ListHomeEvents200JSONResponse{Data: mapAll(events, func(v domain.HomeEvent) content.HomeEvent {
+	return contentserver.ListHomeEvents200JSONResponse{Data: mapAll(events, func(v domain.HomeEvent) content.HomeEvent {
 		return content.HomeEvent{Id: v.ID, Title: v.Title, Subtitle: v.Subtitle, Description: v.Description,
 			ButtonText: v.ButtonText, ButtonUrl: v.ButtonURL, Badge: v.Badge, Image: v.Image, Color: v.Color,
 			BackgroundColor: v.BackgroundColor, TextColor: v.TextColor, Sort: v.Sort}
@@ -87,7 +88,7 @@ func (s *Server) ListHomeEvents(ctx context.Context, _ content.ListHomeEventsReq
 }
 
 // GetSettings is GET /settings.
-func (s *Server) GetSettings(ctx context.Context, _ content.GetSettingsRequestObject) (content.GetSettingsResponseObject, error) {
+func (s *Server) GetSettings(ctx context.Context, _ contentserver.GetSettingsRequestObject) (contentserver.GetSettingsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -96,7 +97,7 @@ func (s *Server) GetSettings(ctx context.Context, _ content.GetSettingsRequestOb
 	if err != nil {
 		return nil, err
 	}
-	out := make(content.GetSettings200JSONResponse, len(settings))
+	out := make(contentserver.GetSettings200JSONResponse, len(settings))
 	for k, v := range settings {
 		out[k] = v
 	}
@@ -104,7 +105,7 @@ func (s *Server) GetSettings(ctx context.Context, _ content.GetSettingsRequestOb
 }
 
 // ListProjectServers is GET /project-servers.
-func (s *Server) ListProjectServers(ctx context.Context, _ content.ListProjectServersRequestObject) (content.ListProjectServersResponseObject, error) {
+func (s *Server) ListProjectServers(ctx context.Context, _ contentserver.ListProjectServersRequestObject) (contentserver.ListProjectServersResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -113,7 +114,7 @@ func (s *Server) ListProjectServers(ctx context.Context, _ content.ListProjectSe
 	if err != nil {
 		return nil, err
 	}
-	return content.ListProjectServers200JSONResponse{Data: mapAll(servers, func(v domain.ProjectServer) content.ProjectServer {
+	return contentserver.ListProjectServers200JSONResponse{Data: mapAll(servers, func(v domain.ProjectServer) content.ProjectServer {
 		return content.ProjectServer{Id: v.ID, Name: v.Name, Region: v.Region, Ip: v.IP,
 			DefaultProjectAddress: v.DefaultProjectAddress, RenderOutputLocation: v.RenderOutputLocation,
 			MinioEndpoint: v.MinioEndpoint, MinioBucketTemplates: v.MinioBucketTemplates,

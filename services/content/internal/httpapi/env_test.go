@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -89,7 +90,7 @@ func newEnvOn(t testing.TB, pool *pgxpool.Pool, dbURL string) *env {
 		t.Fatal(err)
 	}
 	base := httpxtest.Start(t, e)
-	spec, err := content.GetSpec()
+	spec, err := contentserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

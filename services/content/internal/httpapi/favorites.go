@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -13,7 +14,7 @@ func folderOut(f domain.FavoriteFolder) content.FavoriteFolder {
 }
 
 // ListFavoriteFolders is GET /favorites/folders.
-func (s *Server) ListFavoriteFolders(ctx context.Context, _ content.ListFavoriteFoldersRequestObject) (content.ListFavoriteFoldersResponseObject, error) {
+func (s *Server) ListFavoriteFolders(ctx context.Context, _ contentserver.ListFavoriteFoldersRequestObject) (contentserver.ListFavoriteFoldersResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -22,11 +23,11 @@ func (s *Server) ListFavoriteFolders(ctx context.Context, _ content.ListFavorite
 	if err != nil {
 		return nil, err
 	}
-	return content.ListFavoriteFolders200JSONResponse{Data: mapAll(fs, folderOut)}, nil
+	return contentserver.ListFavoriteFolders200JSONResponse{Data: mapAll(fs, folderOut)}, nil
 }
 
 // CreateFavoriteFolder is POST /favorites/folders.
-func (s *Server) CreateFavoriteFolder(ctx context.Context, r content.CreateFavoriteFolderRequestObject) (content.CreateFavoriteFolderResponseObject, error) {
+func (s *Server) CreateFavoriteFolder(ctx context.Context, r contentserver.CreateFavoriteFolderRequestObject) (contentserver.CreateFavoriteFolderResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -35,11 +36,11 @@ func (s *Server) CreateFavoriteFolder(ctx context.Context, r content.CreateFavor
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateFavoriteFolder201JSONResponse(folderOut(f)), nil
+	return contentserver.CreateFavoriteFolder201JSONResponse(folderOut(f)), nil
 }
 
 // AddFavoriteContainer is POST /favorites/containers.
-func (s *Server) AddFavoriteContainer(ctx context.Context, r content.AddFavoriteContainerRequestObject) (content.AddFavoriteContainerResponseObject, error) {
+func (s *Server) AddFavoriteContainer(ctx context.Context, r contentserver.AddFavoriteContainerRequestObject) (contentserver.AddFavoriteContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -47,11 +48,11 @@ func (s *Server) AddFavoriteContainer(ctx context.Context, r content.AddFavorite
 	if err := s.app.AddFavorite(ctx, a, r.Body.ContainerId, r.Body.FolderId, r.Body.Note); err != nil {
 		return nil, err
 	}
-	return content.AddFavoriteContainer201Response{}, nil
+	return contentserver.AddFavoriteContainer201Response{}, nil
 }
 
 // RemoveFavoriteContainer is DELETE /favorites/containers.
-func (s *Server) RemoveFavoriteContainer(ctx context.Context, r content.RemoveFavoriteContainerRequestObject) (content.RemoveFavoriteContainerResponseObject, error) {
+func (s *Server) RemoveFavoriteContainer(ctx context.Context, r contentserver.RemoveFavoriteContainerRequestObject) (contentserver.RemoveFavoriteContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -59,5 +60,5 @@ func (s *Server) RemoveFavoriteContainer(ctx context.Context, r content.RemoveFa
 	if err := s.app.RemoveFavorite(ctx, a, r.Params.ContainerId); err != nil {
 		return nil, err
 	}
-	return content.RemoveFavoriteContainer204Response{}, nil
+	return contentserver.RemoveFavoriteContainer204Response{}, nil
 }

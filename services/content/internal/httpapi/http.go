@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
@@ -27,7 +27,7 @@ type HTTPOptions struct {
 // NewHTTP returns the echo server of the content API: pkg/httpx's middleware (authentication
 // and validation against the embedded spec, problem+json) with every operation of s mounted.
 func NewHTTP(s *Server, o HTTPOptions) (*echo.Echo, error) {
-	spec, err := content.GetSpec()
+	spec, err := contentserver.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("content spec: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -33,7 +34,7 @@ func value[T any](p *T) T {
 }
 
 // ListFonts is GET /fonts.
-func (s *Server) ListFonts(ctx context.Context, _ content.ListFontsRequestObject) (content.ListFontsResponseObject, error) {
+func (s *Server) ListFonts(ctx context.Context, _ contentserver.ListFontsRequestObject) (contentserver.ListFontsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -42,11 +43,11 @@ func (s *Server) ListFonts(ctx context.Context, _ content.ListFontsRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return content.ListFonts200JSONResponse{Data: mapAll(fonts, fontOut)}, nil
+	return contentserver.ListFonts200JSONResponse{Data: mapAll(fonts, fontOut)}, nil
 }
 
 // DeleteFont is DELETE /fonts/{font_id}.
-func (s *Server) DeleteFont(ctx context.Context, r content.DeleteFontRequestObject) (content.DeleteFontResponseObject, error) {
+func (s *Server) DeleteFont(ctx context.Context, r contentserver.DeleteFontRequestObject) (contentserver.DeleteFontResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -54,11 +55,11 @@ func (s *Server) DeleteFont(ctx context.Context, r content.DeleteFontRequestObje
 	if err := s.app.DeleteFont(ctx, a, r.FontId); err != nil {
 		return nil, err
 	}
-	return content.DeleteFont204Response{}, nil
+	return contentserver.DeleteFont204Response{}, nil
 }
 
 // ListMusic is GET /music.
-func (s *Server) ListMusic(ctx context.Context, r content.ListMusicRequestObject) (content.ListMusicResponseObject, error) {
+func (s *Server) ListMusic(ctx context.Context, r contentserver.ListMusicRequestObject) (contentserver.ListMusicResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -69,11 +70,11 @@ func (s *Server) ListMusic(ctx context.Context, r content.ListMusicRequestObject
 	if err != nil {
 		return nil, err
 	}
-	return content.ListMusic200JSONResponse{Data: mapAll(tracks, musicOut), Meta: metaOut(meta)}, nil
+	return contentserver.ListMusic200JSONResponse{Data: mapAll(tracks, musicOut), Meta: metaOut(meta)}, nil
 }
 
 // CreateMusicTrack is POST /music.
-func (s *Server) CreateMusicTrack(ctx context.Context, r content.CreateMusicTrackRequestObject) (content.CreateMusicTrackResponseObject, error) {
+func (s *Server) CreateMusicTrack(ctx context.Context, r contentserver.CreateMusicTrackRequestObject) (contentserver.CreateMusicTrackResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -89,11 +90,11 @@ func (s *Server) CreateMusicTrack(ctx context.Context, r content.CreateMusicTrac
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateMusicTrack201JSONResponse(musicOut(m)), nil
+	return contentserver.CreateMusicTrack201JSONResponse(musicOut(m)), nil
 }
 
 // ListCategories is GET /categories.
-func (s *Server) ListCategories(ctx context.Context, _ content.ListCategoriesRequestObject) (content.ListCategoriesResponseObject, error) {
+func (s *Server) ListCategories(ctx context.Context, _ contentserver.ListCategoriesRequestObject) (contentserver.ListCategoriesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -102,11 +103,11 @@ func (s *Server) ListCategories(ctx context.Context, _ content.ListCategoriesReq
 	if err != nil {
 		return nil, err
 	}
-	return content.ListCategories200JSONResponse{Data: mapAll(cs, categoryOut)}, nil
+	return contentserver.ListCategories200JSONResponse{Data: mapAll(cs, categoryOut)}, nil
 }
 
 // CreateCategory is POST /categories.
-func (s *Server) CreateCategory(ctx context.Context, r content.CreateCategoryRequestObject) (content.CreateCategoryResponseObject, error) {
+func (s *Server) CreateCategory(ctx context.Context, r contentserver.CreateCategoryRequestObject) (contentserver.CreateCategoryResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -118,11 +119,11 @@ func (s *Server) CreateCategory(ctx context.Context, r content.CreateCategoryReq
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateCategory201JSONResponse(categoryOut(c)), nil
+	return contentserver.CreateCategory201JSONResponse(categoryOut(c)), nil
 }
 
 // ListTags is GET /tags.
-func (s *Server) ListTags(ctx context.Context, _ content.ListTagsRequestObject) (content.ListTagsResponseObject, error) {
+func (s *Server) ListTags(ctx context.Context, _ contentserver.ListTagsRequestObject) (contentserver.ListTagsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -131,5 +132,5 @@ func (s *Server) ListTags(ctx context.Context, _ content.ListTagsRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return content.ListTags200JSONResponse{Data: mapAll(ts, tagOut)}, nil
+	return contentserver.ListTags200JSONResponse{Data: mapAll(ts, tagOut)}, nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
@@ -94,7 +95,7 @@ func formValue(p *multipart.Part) (string, error) {
 
 // UploadProjectAep is PUT /projects/{project_id}/aep: the file part is streamed to object
 // storage as it arrives (never parsed into memory or a temporary file).
-func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProjectAepRequestObject) (content.UploadProjectAepResponseObject, error) {
+func (s *Server) UploadProjectAep(ctx context.Context, req contentserver.UploadProjectAepRequestObject) (contentserver.UploadProjectAepResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "the AEP upload")
 	if err != nil {
 		return nil, err
@@ -114,12 +115,12 @@ func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProject
 		if err != nil {
 			return nil, err
 		}
-		return content.UploadProjectAep200JSONResponse{AepFileUrl: f.URL, AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}, nil
+		return contentserver.UploadProjectAep200JSONResponse{AepFileUrl: f.URL, AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}, nil
 	}
 }
 
 // StartProjectAepUpload is POST /projects/{project_id}/aep/start-upload.
-func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartProjectAepUploadRequestObject) (content.StartProjectAepUploadResponseObject, error) {
+func (s *Server) StartProjectAepUpload(ctx context.Context, req contentserver.StartProjectAepUploadRequestObject) (contentserver.StartProjectAepUploadResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
 	if err != nil {
 		return nil, err
@@ -131,7 +132,7 @@ func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartPro
 	if err != nil {
 		return nil, err
 	}
-	return content.StartProjectAepUpload201JSONResponse{
+	return contentserver.StartProjectAepUpload201JSONResponse{
 		UploadId: up.UploadID, Bucket: up.Bucket, Key: up.Key, ChunkSizeBytes: int(up.ChunkSize),
 		PartUrls: mapAll(up.Parts, func(p app.PartURL) content.AepPartUrl {
 			return content.AepPartUrl{PartNumber: int(p.Number), Url: p.URL}
@@ -140,7 +141,7 @@ func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartPro
 }
 
 // CompleteProjectAepUpload is POST /projects/{project_id}/aep/complete-upload.
-func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.CompleteProjectAepUploadRequestObject) (content.CompleteProjectAepUploadResponseObject, error) {
+func (s *Server) CompleteProjectAepUpload(ctx context.Context, req contentserver.CompleteProjectAepUploadRequestObject) (contentserver.CompleteProjectAepUploadResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
 	if err != nil {
 		return nil, err
@@ -155,11 +156,11 @@ func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.Compl
 	if err != nil {
 		return nil, err
 	}
-	return content.CompleteProjectAepUpload200JSONResponse{AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}, nil
+	return contentserver.CompleteProjectAepUpload200JSONResponse{AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}, nil
 }
 
 // CreateFont is POST /fonts.
-func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestObject) (content.CreateFontResponseObject, error) {
+func (s *Server) CreateFont(ctx context.Context, req contentserver.CreateFontRequestObject) (contentserver.CreateFontResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "the font upload")
 	if err != nil {
 		return nil, err
@@ -218,14 +219,14 @@ func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateFont201JSONResponse{Id: f.ID, Name: f.Name, OriginalName: f.OriginalName,
+	return contentserver.CreateFont201JSONResponse{Id: f.ID, Name: f.Name, OriginalName: f.OriginalName,
 		SystemName: f.SystemName, Family: f.Family, Style: f.Style, Direction: f.Direction, FileUrl: f.FileURL,
 		SampleImageUrl: f.SampleImageURL, Weight: f.Weight, IsPremium: f.IsPremium, InstalledOnNodes: f.InstalledOnNodes}, nil
 }
 
 // GenerateSvgPreview is POST /svg-previews/generate: image, target_type, target_id and one
 // color_keys part per key (each a JSON object; a JSON array in one part is accepted too).
-func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvgPreviewRequestObject) (content.GenerateSvgPreviewResponseObject, error) {
+func (s *Server) GenerateSvgPreview(ctx context.Context, req contentserver.GenerateSvgPreviewRequestObject) (contentserver.GenerateSvgPreviewResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "SVG preview generation")
 	if err != nil {
 		return nil, err
@@ -303,7 +304,7 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvg
 	if err != nil {
 		return nil, err
 	}
-	return content.GenerateSvgPreview202JSONResponse{SvgPreviewId: p.ID, Status: content.SvgPreviewAcceptedStatusGenerating}, nil
+	return contentserver.GenerateSvgPreview202JSONResponse{SvgPreviewId: p.ID, Status: content.SvgPreviewAcceptedStatusGenerating}, nil
 }
 
 // decodeColorKeys reads one color_keys part: a JSON object, or an array of them.
@@ -350,7 +351,7 @@ func previewOut(p domain.SvgPreview) content.SvgPreview {
 }
 
 // GetSvgPreview is GET /svg-previews/{svg_preview_id}.
-func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewRequestObject) (content.GetSvgPreviewResponseObject, error) {
+func (s *Server) GetSvgPreview(ctx context.Context, req contentserver.GetSvgPreviewRequestObject) (contentserver.GetSvgPreviewResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "SVG previews")
 	if err != nil {
 		return nil, err
@@ -359,11 +360,11 @@ func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewReq
 	if err != nil {
 		return nil, err
 	}
-	return content.GetSvgPreview200JSONResponse(previewOut(p)), nil
+	return contentserver.GetSvgPreview200JSONResponse(previewOut(p)), nil
 }
 
 // GetSceneSvgPreview is GET /scenes/{scene_id}/svg-preview.
-func (s *Server) GetSceneSvgPreview(ctx context.Context, req content.GetSceneSvgPreviewRequestObject) (content.GetSceneSvgPreviewResponseObject, error) {
+func (s *Server) GetSceneSvgPreview(ctx context.Context, req contentserver.GetSceneSvgPreviewRequestObject) (contentserver.GetSceneSvgPreviewResponseObject, error) {
 	actor, err := s.mediaCaller(ctx, "SVG previews")
 	if err != nil {
 		return nil, err
@@ -372,5 +373,5 @@ func (s *Server) GetSceneSvgPreview(ctx context.Context, req content.GetSceneSvg
 	if err != nil {
 		return nil, err
 	}
-	return content.GetSceneSvgPreview200JSONResponse(previewOut(p)), nil
+	return contentserver.GetSceneSvgPreview200JSONResponse(previewOut(p)), nil
 }

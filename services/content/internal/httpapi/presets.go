@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -21,7 +22,7 @@ func presetStorySceneOut(s domain.PresetStoryScene) content.PresetStoryScene {
 }
 
 // ListPresetStories is GET /projects/{project_id}/preset-stories.
-func (s *Server) ListPresetStories(ctx context.Context, r content.ListPresetStoriesRequestObject) (content.ListPresetStoriesResponseObject, error) {
+func (s *Server) ListPresetStories(ctx context.Context, r contentserver.ListPresetStoriesRequestObject) (contentserver.ListPresetStoriesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -30,11 +31,11 @@ func (s *Server) ListPresetStories(ctx context.Context, r content.ListPresetStor
 	if err != nil {
 		return nil, err
 	}
-	return content.ListPresetStories200JSONResponse{Data: mapAll(ps, presetStoryOut)}, nil
+	return contentserver.ListPresetStories200JSONResponse{Data: mapAll(ps, presetStoryOut)}, nil
 }
 
 // CreatePresetStory is POST /projects/{project_id}/preset-stories.
-func (s *Server) CreatePresetStory(ctx context.Context, r content.CreatePresetStoryRequestObject) (content.CreatePresetStoryResponseObject, error) {
+func (s *Server) CreatePresetStory(ctx context.Context, r contentserver.CreatePresetStoryRequestObject) (contentserver.CreatePresetStoryResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -48,11 +49,11 @@ func (s *Server) CreatePresetStory(ctx context.Context, r content.CreatePresetSt
 	if err != nil {
 		return nil, err
 	}
-	return content.CreatePresetStory201JSONResponse(presetStoryOut(p)), nil
+	return contentserver.CreatePresetStory201JSONResponse(presetStoryOut(p)), nil
 }
 
 // GetPresetStory is GET /preset-stories/{preset_story_id}.
-func (s *Server) GetPresetStory(ctx context.Context, r content.GetPresetStoryRequestObject) (content.GetPresetStoryResponseObject, error) {
+func (s *Server) GetPresetStory(ctx context.Context, r contentserver.GetPresetStoryRequestObject) (contentserver.GetPresetStoryResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -62,7 +63,7 @@ func (s *Server) GetPresetStory(ctx context.Context, r content.GetPresetStoryReq
 		return nil, err
 	}
 	b := presetStoryOut(p.PresetStory)
-	return content.GetPresetStory200JSONResponse{Id: b.Id, ProjectId: b.ProjectId, Name: b.Name,
+	return contentserver.GetPresetStory200JSONResponse{Id: b.Id, ProjectId: b.ProjectId, Name: b.Name,
 		Description: b.Description, Demo: b.Demo, MusicId: b.MusicId, Sort: b.Sort, IsPublished: b.IsPublished,
 		SceneCount: b.SceneCount, Scenes: mapAll(p.Scenes, presetStorySceneOut)}, nil
 }

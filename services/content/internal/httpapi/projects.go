@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -56,7 +57,7 @@ func projectFields(f content.ProjectUpdate) domain.ProjectFields {
 }
 
 // CreateProject is POST /projects.
-func (s *Server) CreateProject(ctx context.Context, r content.CreateProjectRequestObject) (content.CreateProjectResponseObject, error) {
+func (s *Server) CreateProject(ctx context.Context, r contentserver.CreateProjectRequestObject) (contentserver.CreateProjectResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -71,11 +72,11 @@ func (s *Server) CreateProject(ctx context.Context, r content.CreateProjectReque
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateProject201JSONResponse(projectOut(p)), nil
+	return contentserver.CreateProject201JSONResponse(projectOut(p)), nil
 }
 
 // GetProject is GET /projects/{project_id}.
-func (s *Server) GetProject(ctx context.Context, r content.GetProjectRequestObject) (content.GetProjectResponseObject, error) {
+func (s *Server) GetProject(ctx context.Context, r contentserver.GetProjectRequestObject) (contentserver.GetProjectResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -84,11 +85,11 @@ func (s *Server) GetProject(ctx context.Context, r content.GetProjectRequestObje
 	if err != nil {
 		return nil, err
 	}
-	return content.GetProject200JSONResponse(projectOut(p)), nil
+	return contentserver.GetProject200JSONResponse(projectOut(p)), nil
 }
 
 // UpdateProject is PATCH /projects/{project_id}.
-func (s *Server) UpdateProject(ctx context.Context, r content.UpdateProjectRequestObject) (content.UpdateProjectResponseObject, error) {
+func (s *Server) UpdateProject(ctx context.Context, r contentserver.UpdateProjectRequestObject) (contentserver.UpdateProjectResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -97,11 +98,11 @@ func (s *Server) UpdateProject(ctx context.Context, r content.UpdateProjectReque
 	if err != nil {
 		return nil, err
 	}
-	return content.UpdateProject200JSONResponse(projectOut(p)), nil
+	return contentserver.UpdateProject200JSONResponse(projectOut(p)), nil
 }
 
 // DeleteProject is DELETE /projects/{project_id}.
-func (s *Server) DeleteProject(ctx context.Context, r content.DeleteProjectRequestObject) (content.DeleteProjectResponseObject, error) {
+func (s *Server) DeleteProject(ctx context.Context, r contentserver.DeleteProjectRequestObject) (contentserver.DeleteProjectResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -109,11 +110,11 @@ func (s *Server) DeleteProject(ctx context.Context, r content.DeleteProjectReque
 	if err := s.app.DeleteProject(ctx, a, r.ProjectId); err != nil {
 		return nil, err
 	}
-	return content.DeleteProject204Response{}, nil
+	return contentserver.DeleteProject204Response{}, nil
 }
 
 // GetProjectFull is GET /projects/{project_id}/full.
-func (s *Server) GetProjectFull(ctx context.Context, r content.GetProjectFullRequestObject) (content.GetProjectFullResponseObject, error) {
+func (s *Server) GetProjectFull(ctx context.Context, r contentserver.GetProjectFullRequestObject) (contentserver.GetProjectFullResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -126,7 +127,7 @@ func (s *Server) GetProjectFull(ctx context.Context, r content.GetProjectFullReq
 }
 
 // ListSharedLayers is GET /projects/{project_id}/shared-layers.
-func (s *Server) ListSharedLayers(ctx context.Context, r content.ListSharedLayersRequestObject) (content.ListSharedLayersResponseObject, error) {
+func (s *Server) ListSharedLayers(ctx context.Context, r contentserver.ListSharedLayersRequestObject) (contentserver.ListSharedLayersResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -135,11 +136,11 @@ func (s *Server) ListSharedLayers(ctx context.Context, r content.ListSharedLayer
 	if err != nil {
 		return nil, err
 	}
-	return content.ListSharedLayers200JSONResponse{Data: mapAll(ls, sharedLayerOut)}, nil
+	return contentserver.ListSharedLayers200JSONResponse{Data: mapAll(ls, sharedLayerOut)}, nil
 }
 
 // CreateSharedLayer is POST /projects/{project_id}/shared-layers.
-func (s *Server) CreateSharedLayer(ctx context.Context, r content.CreateSharedLayerRequestObject) (content.CreateSharedLayerResponseObject, error) {
+func (s *Server) CreateSharedLayer(ctx context.Context, r contentserver.CreateSharedLayerRequestObject) (contentserver.CreateSharedLayerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -151,11 +152,11 @@ func (s *Server) CreateSharedLayer(ctx context.Context, r content.CreateSharedLa
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateSharedLayer201JSONResponse(sharedLayerOut(l)), nil
+	return contentserver.CreateSharedLayer201JSONResponse(sharedLayerOut(l)), nil
 }
 
 // ListSharedColors is GET /projects/{project_id}/shared-colors.
-func (s *Server) ListSharedColors(ctx context.Context, r content.ListSharedColorsRequestObject) (content.ListSharedColorsResponseObject, error) {
+func (s *Server) ListSharedColors(ctx context.Context, r contentserver.ListSharedColorsRequestObject) (contentserver.ListSharedColorsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -164,5 +165,5 @@ func (s *Server) ListSharedColors(ctx context.Context, r content.ListSharedColor
 	if err != nil {
 		return nil, err
 	}
-	return content.ListSharedColors200JSONResponse{Data: mapAll(cs, sharedColorOut)}, nil
+	return contentserver.ListSharedColors200JSONResponse{Data: mapAll(cs, sharedColorOut)}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -99,7 +100,7 @@ func repeaterOut(r domain.Repeater) content.RepeaterItem {
 }
 
 // ListProjectScenes is GET /projects/{project_id}/scenes.
-func (s *Server) ListProjectScenes(ctx context.Context, r content.ListProjectScenesRequestObject) (content.ListProjectScenesResponseObject, error) {
+func (s *Server) ListProjectScenes(ctx context.Context, r contentserver.ListProjectScenesRequestObject) (contentserver.ListProjectScenesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -108,11 +109,11 @@ func (s *Server) ListProjectScenes(ctx context.Context, r content.ListProjectSce
 	if err != nil {
 		return nil, err
 	}
-	return content.ListProjectScenes200JSONResponse{Data: mapAll(scenes, sceneOut)}, nil
+	return contentserver.ListProjectScenes200JSONResponse{Data: mapAll(scenes, sceneOut)}, nil
 }
 
 // CreateScene is POST /projects/{project_id}/scenes.
-func (s *Server) CreateScene(ctx context.Context, r content.CreateSceneRequestObject) (content.CreateSceneResponseObject, error) {
+func (s *Server) CreateScene(ctx context.Context, r contentserver.CreateSceneRequestObject) (contentserver.CreateSceneResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -123,11 +124,11 @@ func (s *Server) CreateScene(ctx context.Context, r content.CreateSceneRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateScene201JSONResponse(sceneOut(sc)), nil
+	return contentserver.CreateScene201JSONResponse(sceneOut(sc)), nil
 }
 
 // GetScene is GET /scenes/{scene_id}.
-func (s *Server) GetScene(ctx context.Context, r content.GetSceneRequestObject) (content.GetSceneResponseObject, error) {
+func (s *Server) GetScene(ctx context.Context, r contentserver.GetSceneRequestObject) (contentserver.GetSceneResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -136,11 +137,11 @@ func (s *Server) GetScene(ctx context.Context, r content.GetSceneRequestObject) 
 	if err != nil {
 		return nil, err
 	}
-	return content.GetScene200JSONResponse(sceneFullOut(sc)), nil
+	return contentserver.GetScene200JSONResponse(sceneFullOut(sc)), nil
 }
 
 // UpdateScene is PATCH /scenes/{scene_id}.
-func (s *Server) UpdateScene(ctx context.Context, r content.UpdateSceneRequestObject) (content.UpdateSceneResponseObject, error) {
+func (s *Server) UpdateScene(ctx context.Context, r contentserver.UpdateSceneRequestObject) (contentserver.UpdateSceneResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -151,11 +152,11 @@ func (s *Server) UpdateScene(ctx context.Context, r content.UpdateSceneRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return content.UpdateScene200JSONResponse(sceneOut(sc)), nil
+	return contentserver.UpdateScene200JSONResponse(sceneOut(sc)), nil
 }
 
 // DeleteScene is DELETE /scenes/{scene_id}.
-func (s *Server) DeleteScene(ctx context.Context, r content.DeleteSceneRequestObject) (content.DeleteSceneResponseObject, error) {
+func (s *Server) DeleteScene(ctx context.Context, r contentserver.DeleteSceneRequestObject) (contentserver.DeleteSceneResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -163,11 +164,11 @@ func (s *Server) DeleteScene(ctx context.Context, r content.DeleteSceneRequestOb
 	if err := s.app.DeleteScene(ctx, a, r.SceneId); err != nil {
 		return nil, err
 	}
-	return content.DeleteScene204Response{}, nil
+	return contentserver.DeleteScene204Response{}, nil
 }
 
 // ReorderScenes is POST /scenes/{scene_id}/reorder.
-func (s *Server) ReorderScenes(ctx context.Context, r content.ReorderScenesRequestObject) (content.ReorderScenesResponseObject, error) {
+func (s *Server) ReorderScenes(ctx context.Context, r contentserver.ReorderScenesRequestObject) (contentserver.ReorderScenesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -175,11 +176,11 @@ func (s *Server) ReorderScenes(ctx context.Context, r content.ReorderScenesReque
 	if err := s.app.ReorderScenes(ctx, a, r.SceneId, r.Body.OrderedIds); err != nil {
 		return nil, err
 	}
-	return content.ReorderScenes204Response{}, nil
+	return contentserver.ReorderScenes204Response{}, nil
 }
 
 // GetSceneElements is GET /scenes/{scene_id}/elements.
-func (s *Server) GetSceneElements(ctx context.Context, r content.GetSceneElementsRequestObject) (content.GetSceneElementsResponseObject, error) {
+func (s *Server) GetSceneElements(ctx context.Context, r contentserver.GetSceneElementsRequestObject) (contentserver.GetSceneElementsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -188,13 +189,13 @@ func (s *Server) GetSceneElements(ctx context.Context, r content.GetSceneElement
 	if err != nil {
 		return nil, err
 	}
-	return content.GetSceneElements200JSONResponse{Contents: mapAll(el.Contents, contentOut),
+	return contentserver.GetSceneElements200JSONResponse{Contents: mapAll(el.Contents, contentOut),
 		Colors: mapAll(el.Colors, colorOut), Characters: mapAll(el.Characters, characterOut),
 		Repeaters: mapAll(el.Repeaters, repeaterOut)}, nil
 }
 
 // CreateSceneContent is POST /scenes/{scene_id}/contents.
-func (s *Server) CreateSceneContent(ctx context.Context, r content.CreateSceneContentRequestObject) (content.CreateSceneContentResponseObject, error) {
+func (s *Server) CreateSceneContent(ctx context.Context, r contentserver.CreateSceneContentRequestObject) (contentserver.CreateSceneContentResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -203,11 +204,11 @@ func (s *Server) CreateSceneContent(ctx context.Context, r content.CreateSceneCo
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateSceneContent201JSONResponse(contentOut(e)), nil
+	return contentserver.CreateSceneContent201JSONResponse(contentOut(e)), nil
 }
 
 // UpdateSceneContent is PATCH /scene-contents/{element_id}.
-func (s *Server) UpdateSceneContent(ctx context.Context, r content.UpdateSceneContentRequestObject) (content.UpdateSceneContentResponseObject, error) {
+func (s *Server) UpdateSceneContent(ctx context.Context, r contentserver.UpdateSceneContentRequestObject) (contentserver.UpdateSceneContentResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -216,11 +217,11 @@ func (s *Server) UpdateSceneContent(ctx context.Context, r content.UpdateSceneCo
 	if err != nil {
 		return nil, err
 	}
-	return content.UpdateSceneContent200JSONResponse(contentOut(e)), nil
+	return contentserver.UpdateSceneContent200JSONResponse(contentOut(e)), nil
 }
 
 // DeleteSceneContent is DELETE /scene-contents/{element_id}.
-func (s *Server) DeleteSceneContent(ctx context.Context, r content.DeleteSceneContentRequestObject) (content.DeleteSceneContentResponseObject, error) {
+func (s *Server) DeleteSceneContent(ctx context.Context, r contentserver.DeleteSceneContentRequestObject) (contentserver.DeleteSceneContentResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -228,11 +229,11 @@ func (s *Server) DeleteSceneContent(ctx context.Context, r content.DeleteSceneCo
 	if err := s.app.DeleteContent(ctx, a, r.ElementId); err != nil {
 		return nil, err
 	}
-	return content.DeleteSceneContent204Response{}, nil
+	return contentserver.DeleteSceneContent204Response{}, nil
 }
 
 // CreateSceneColor is POST /scenes/{scene_id}/colors.
-func (s *Server) CreateSceneColor(ctx context.Context, r content.CreateSceneColorRequestObject) (content.CreateSceneColorResponseObject, error) {
+func (s *Server) CreateSceneColor(ctx context.Context, r contentserver.CreateSceneColorRequestObject) (contentserver.CreateSceneColorResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -241,11 +242,11 @@ func (s *Server) CreateSceneColor(ctx context.Context, r content.CreateSceneColo
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateSceneColor201JSONResponse(colorOut(c)), nil
+	return contentserver.CreateSceneColor201JSONResponse(colorOut(c)), nil
 }
 
 // UpdateSceneColor is PATCH /scene-colors/{element_id}.
-func (s *Server) UpdateSceneColor(ctx context.Context, r content.UpdateSceneColorRequestObject) (content.UpdateSceneColorResponseObject, error) {
+func (s *Server) UpdateSceneColor(ctx context.Context, r contentserver.UpdateSceneColorRequestObject) (contentserver.UpdateSceneColorResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -254,11 +255,11 @@ func (s *Server) UpdateSceneColor(ctx context.Context, r content.UpdateSceneColo
 	if err != nil {
 		return nil, err
 	}
-	return content.UpdateSceneColor200JSONResponse(colorOut(c)), nil
+	return contentserver.UpdateSceneColor200JSONResponse(colorOut(c)), nil
 }
 
 // DeleteSceneColor is DELETE /scene-colors/{element_id}.
-func (s *Server) DeleteSceneColor(ctx context.Context, r content.DeleteSceneColorRequestObject) (content.DeleteSceneColorResponseObject, error) {
+func (s *Server) DeleteSceneColor(ctx context.Context, r contentserver.DeleteSceneColorRequestObject) (contentserver.DeleteSceneColorResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -266,5 +267,5 @@ func (s *Server) DeleteSceneColor(ctx context.Context, r content.DeleteSceneColo
 	if err := s.app.DeleteColor(ctx, a, r.ElementId); err != nil {
 		return nil, err
 	}
-	return content.DeleteSceneColor204Response{}, nil
+	return contentserver.DeleteSceneColor204Response{}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/app"
@@ -21,7 +22,7 @@ type Server struct {
 	media Media
 }
 
-var _ content.StrictServerInterface = (*Server)(nil)
+var _ contentserver.StrictServerInterface = (*Server)(nil)
 
 // New returns the handlers of the catalog core on a; media serves the upload and SVG-preview
 // operations (see media.go) and may be nil.
@@ -29,7 +30,7 @@ func New(a *app.App, media Media) *Server { return &Server{app: a, media: media}
 
 // Register mounts every operation of the spec under BasePath on e.
 func Register(e *echo.Echo, s *Server) {
-	content.RegisterHandlersWithBaseURL(e, content.NewStrictHandler(s, nil), BasePath)
+	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(s, nil), BasePath)
 }
 
 // actorOf is the caller of the request as the application sees it. pkg/httpx has

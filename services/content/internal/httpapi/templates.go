@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -35,7 +36,7 @@ func tagOut(t domain.Tag) content.Tag {
 }
 
 // ListTemplates is GET /templates.
-func (s *Server) ListTemplates(ctx context.Context, r content.ListTemplatesRequestObject) (content.ListTemplatesResponseObject, error) {
+func (s *Server) ListTemplates(ctx context.Context, r contentserver.ListTemplatesRequestObject) (contentserver.ListTemplatesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -66,7 +67,7 @@ func (s *Server) ListTemplates(ctx context.Context, r content.ListTemplatesReque
 }
 
 // GetTemplate is GET /templates/{slug_or_id}.
-func (s *Server) GetTemplate(ctx context.Context, r content.GetTemplateRequestObject) (content.GetTemplateResponseObject, error) {
+func (s *Server) GetTemplate(ctx context.Context, r contentserver.GetTemplateRequestObject) (contentserver.GetTemplateResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -75,13 +76,13 @@ func (s *Server) GetTemplate(ctx context.Context, r content.GetTemplateRequestOb
 	if err != nil {
 		return nil, err
 	}
-	return content.GetTemplate200JSONResponse{Container: containerOut(d.Container),
+	return contentserver.GetTemplate200JSONResponse{Container: containerOut(d.Container),
 		Projects: mapAll(d.Projects, projectSummaryOut), Categories: mapAll(d.Categories, categoryOut),
 		Tags: mapAll(d.Tags, tagOut)}, nil
 }
 
 // ListTemplateProjects is GET /templates/{container_id}/projects.
-func (s *Server) ListTemplateProjects(ctx context.Context, r content.ListTemplateProjectsRequestObject) (content.ListTemplateProjectsResponseObject, error) {
+func (s *Server) ListTemplateProjects(ctx context.Context, r contentserver.ListTemplateProjectsRequestObject) (contentserver.ListTemplateProjectsResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -90,11 +91,11 @@ func (s *Server) ListTemplateProjects(ctx context.Context, r content.ListTemplat
 	if err != nil {
 		return nil, err
 	}
-	return content.ListTemplateProjects200JSONResponse{Data: mapAll(ps, projectSummaryOut)}, nil
+	return contentserver.ListTemplateProjects200JSONResponse{Data: mapAll(ps, projectSummaryOut)}, nil
 }
 
 // ListRelatedTemplates is GET /templates/{container_id}/related.
-func (s *Server) ListRelatedTemplates(ctx context.Context, r content.ListRelatedTemplatesRequestObject) (content.ListRelatedTemplatesResponseObject, error) {
+func (s *Server) ListRelatedTemplates(ctx context.Context, r contentserver.ListRelatedTemplatesRequestObject) (contentserver.ListRelatedTemplatesResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -103,11 +104,11 @@ func (s *Server) ListRelatedTemplates(ctx context.Context, r content.ListRelated
 	if err != nil {
 		return nil, err
 	}
-	return content.ListRelatedTemplates200JSONResponse{Data: mapAll(cards, cardOut)}, nil
+	return contentserver.ListRelatedTemplates200JSONResponse{Data: mapAll(cards, cardOut)}, nil
 }
 
 // CreateContainer is POST /containers.
-func (s *Server) CreateContainer(ctx context.Context, r content.CreateContainerRequestObject) (content.CreateContainerResponseObject, error) {
+func (s *Server) CreateContainer(ctx context.Context, r contentserver.CreateContainerRequestObject) (contentserver.CreateContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -119,11 +120,11 @@ func (s *Server) CreateContainer(ctx context.Context, r content.CreateContainerR
 	if err != nil {
 		return nil, err
 	}
-	return content.CreateContainer201JSONResponse(containerOut(c)), nil
+	return contentserver.CreateContainer201JSONResponse(containerOut(c)), nil
 }
 
 // UpdateContainer is PATCH /containers/{container_id}.
-func (s *Server) UpdateContainer(ctx context.Context, r content.UpdateContainerRequestObject) (content.UpdateContainerResponseObject, error) {
+func (s *Server) UpdateContainer(ctx context.Context, r contentserver.UpdateContainerRequestObject) (contentserver.UpdateContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -135,11 +136,11 @@ func (s *Server) UpdateContainer(ctx context.Context, r content.UpdateContainerR
 	if err != nil {
 		return nil, err
 	}
-	return content.UpdateContainer200JSONResponse(containerOut(c)), nil
+	return contentserver.UpdateContainer200JSONResponse(containerOut(c)), nil
 }
 
 // DeleteContainer is DELETE /containers/{container_id}.
-func (s *Server) DeleteContainer(ctx context.Context, r content.DeleteContainerRequestObject) (content.DeleteContainerResponseObject, error) {
+func (s *Server) DeleteContainer(ctx context.Context, r contentserver.DeleteContainerRequestObject) (contentserver.DeleteContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -147,11 +148,11 @@ func (s *Server) DeleteContainer(ctx context.Context, r content.DeleteContainerR
 	if err := s.app.DeleteContainer(ctx, a, r.ContainerId); err != nil {
 		return nil, err
 	}
-	return content.DeleteContainer204Response{}, nil
+	return contentserver.DeleteContainer204Response{}, nil
 }
 
 // PublishContainer is POST /containers/{container_id}/publish.
-func (s *Server) PublishContainer(ctx context.Context, r content.PublishContainerRequestObject) (content.PublishContainerResponseObject, error) {
+func (s *Server) PublishContainer(ctx context.Context, r contentserver.PublishContainerRequestObject) (contentserver.PublishContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -159,11 +160,11 @@ func (s *Server) PublishContainer(ctx context.Context, r content.PublishContaine
 	if err := s.app.SetPublished(ctx, a, r.ContainerId, true, ""); err != nil {
 		return nil, err
 	}
-	return content.PublishContainer204Response{}, nil
+	return contentserver.PublishContainer204Response{}, nil
 }
 
 // UnpublishContainer is POST /containers/{container_id}/unpublish.
-func (s *Server) UnpublishContainer(ctx context.Context, r content.UnpublishContainerRequestObject) (content.UnpublishContainerResponseObject, error) {
+func (s *Server) UnpublishContainer(ctx context.Context, r contentserver.UnpublishContainerRequestObject) (contentserver.UnpublishContainerResponseObject, error) {
 	a, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -175,5 +176,5 @@ func (s *Server) UnpublishContainer(ctx context.Context, r content.UnpublishCont
 	if err := s.app.SetPublished(ctx, a, r.ContainerId, false, reason); err != nil {
 		return nil, err
 	}
-	return content.UnpublishContainer204Response{}, nil
+	return contentserver.UnpublishContainer204Response{}, nil
 }

@@ -15,6 +15,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
@@ -128,7 +129,7 @@ func Start(t testing.TB, o Options) *Harness {
 		t.Fatal(err)
 	}
 	h.URL = httpxtest.Start(t, e)
-	spec, err := content.GetSpec()
+	spec, err := contentserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"net/http"
 
 	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
@@ -28,7 +29,7 @@ func newAgentsAPI(a *app.App) agentsAPI { return agentsAPI{app: a} }
 // ---- seats ----
 
 // ConfigureSeatAgent configures the agent of a seat.
-func (h agentsAPI) ConfigureSeatAgent(ctx context.Context, req orgboard.ConfigureSeatAgentRequestObject) (orgboard.ConfigureSeatAgentResponseObject, error) {
+func (h agentsAPI) ConfigureSeatAgent(ctx context.Context, req orgboardserver.ConfigureSeatAgentRequestObject) (orgboardserver.ConfigureSeatAgentResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -45,13 +46,13 @@ func (h agentsAPI) ConfigureSeatAgent(ctx context.Context, req orgboard.Configur
 		return nil, err
 	}
 	if created {
-		return orgboard.ConfigureSeatAgent201JSONResponse(agentOut(ag)), nil
+		return orgboardserver.ConfigureSeatAgent201JSONResponse(agentOut(ag)), nil
 	}
-	return orgboard.ConfigureSeatAgent200JSONResponse(agentOut(ag)), nil
+	return orgboardserver.ConfigureSeatAgent200JSONResponse(agentOut(ag)), nil
 }
 
 // GetSeatAgent reads the agent of a seat.
-func (h agentsAPI) GetSeatAgent(ctx context.Context, req orgboard.GetSeatAgentRequestObject) (orgboard.GetSeatAgentResponseObject, error) {
+func (h agentsAPI) GetSeatAgent(ctx context.Context, req orgboardserver.GetSeatAgentRequestObject) (orgboardserver.GetSeatAgentResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -60,7 +61,7 @@ func (h agentsAPI) GetSeatAgent(ctx context.Context, req orgboard.GetSeatAgentRe
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetSeatAgent200JSONResponse(agentOut(ag)), nil
+	return orgboardserver.GetSeatAgent200JSONResponse(agentOut(ag)), nil
 }
 
 func agentOut(a domain.Agent) orgboard.Agent {
@@ -75,7 +76,7 @@ func agentOut(a domain.Agent) orgboard.Agent {
 // ---- model connections ----
 
 // CreateApiConfig creates a model connection.
-func (h agentsAPI) CreateApiConfig(ctx context.Context, req orgboard.CreateApiConfigRequestObject) (orgboard.CreateApiConfigResponseObject, error) {
+func (h agentsAPI) CreateApiConfig(ctx context.Context, req orgboardserver.CreateApiConfigRequestObject) (orgboardserver.CreateApiConfigResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -86,11 +87,11 @@ func (h agentsAPI) CreateApiConfig(ctx context.Context, req orgboard.CreateApiCo
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateApiConfig201JSONResponse(apiConfigOut(c)), nil
+	return orgboardserver.CreateApiConfig201JSONResponse(apiConfigOut(c)), nil
 }
 
 // ListApiConfigs lists model connections.
-func (h agentsAPI) ListApiConfigs(ctx context.Context, req orgboard.ListApiConfigsRequestObject) (orgboard.ListApiConfigsResponseObject, error) {
+func (h agentsAPI) ListApiConfigs(ctx context.Context, req orgboardserver.ListApiConfigsRequestObject) (orgboardserver.ListApiConfigsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -103,11 +104,11 @@ func (h agentsAPI) ListApiConfigs(ctx context.Context, req orgboard.ListApiConfi
 	for i, c := range cs {
 		out.Data[i] = apiConfigOut(c)
 	}
-	return orgboard.ListApiConfigs200JSONResponse(out), nil
+	return orgboardserver.ListApiConfigs200JSONResponse(out), nil
 }
 
 // DeleteApiConfig deletes a model connection.
-func (h agentsAPI) DeleteApiConfig(ctx context.Context, req orgboard.DeleteApiConfigRequestObject) (orgboard.DeleteApiConfigResponseObject, error) {
+func (h agentsAPI) DeleteApiConfig(ctx context.Context, req orgboardserver.DeleteApiConfigRequestObject) (orgboardserver.DeleteApiConfigResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -115,7 +116,7 @@ func (h agentsAPI) DeleteApiConfig(ctx context.Context, req orgboard.DeleteApiCo
 	if err := h.app.DeleteApiConfig(ctx, actor, req.Id); err != nil {
 		return nil, err
 	}
-	return orgboard.DeleteApiConfig204Response{}, nil
+	return orgboardserver.DeleteApiConfig204Response{}, nil
 }
 
 // apiConfigOut never carries the key: the wire type has no field for it.
@@ -127,7 +128,7 @@ func apiConfigOut(c domain.ApiConfig) orgboard.ApiConfig {
 // ---- tool servers ----
 
 // CreateToolServer registers a tool server.
-func (h agentsAPI) CreateToolServer(ctx context.Context, req orgboard.CreateToolServerRequestObject) (orgboard.CreateToolServerResponseObject, error) {
+func (h agentsAPI) CreateToolServer(ctx context.Context, req orgboardserver.CreateToolServerRequestObject) (orgboardserver.CreateToolServerResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -141,11 +142,11 @@ func (h agentsAPI) CreateToolServer(ctx context.Context, req orgboard.CreateTool
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateToolServer201JSONResponse(toolServerOut(t)), nil
+	return orgboardserver.CreateToolServer201JSONResponse(toolServerOut(t)), nil
 }
 
 // ListToolServers lists tool servers.
-func (h agentsAPI) ListToolServers(ctx context.Context, req orgboard.ListToolServersRequestObject) (orgboard.ListToolServersResponseObject, error) {
+func (h agentsAPI) ListToolServers(ctx context.Context, req orgboardserver.ListToolServersRequestObject) (orgboardserver.ListToolServersResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -158,11 +159,11 @@ func (h agentsAPI) ListToolServers(ctx context.Context, req orgboard.ListToolSer
 	for i, t := range ts {
 		out.Data[i] = toolServerOut(t)
 	}
-	return orgboard.ListToolServers200JSONResponse(out), nil
+	return orgboardserver.ListToolServers200JSONResponse(out), nil
 }
 
 // DeleteToolServer deletes a tool server.
-func (h agentsAPI) DeleteToolServer(ctx context.Context, req orgboard.DeleteToolServerRequestObject) (orgboard.DeleteToolServerResponseObject, error) {
+func (h agentsAPI) DeleteToolServer(ctx context.Context, req orgboardserver.DeleteToolServerRequestObject) (orgboardserver.DeleteToolServerResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -170,12 +171,12 @@ func (h agentsAPI) DeleteToolServer(ctx context.Context, req orgboard.DeleteTool
 	if err := h.app.DeleteToolServer(ctx, actor, req.Id); err != nil {
 		return nil, err
 	}
-	return orgboard.DeleteToolServer204Response{}, nil
+	return orgboardserver.DeleteToolServer204Response{}, nil
 }
 
 // TestToolServerConnectivity tests a tool server; an unreachable one answers 200 with
 // reachable false.
-func (h agentsAPI) TestToolServerConnectivity(ctx context.Context, req orgboard.TestToolServerConnectivityRequestObject) (orgboard.TestToolServerConnectivityResponseObject, error) {
+func (h agentsAPI) TestToolServerConnectivity(ctx context.Context, req orgboardserver.TestToolServerConnectivityRequestObject) (orgboardserver.TestToolServerConnectivityResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -184,7 +185,7 @@ func (h agentsAPI) TestToolServerConnectivity(ctx context.Context, req orgboard.
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.TestToolServerConnectivity200JSONResponse(orgboard.ToolServerTestResult{
+	return orgboardserver.TestToolServerConnectivity200JSONResponse(orgboard.ToolServerTestResult{
 		ServerId: r.ServerID, Reachable: r.Reachable, ProtocolVersion: nonEmpty(r.Info.ProtocolVersion),
 		ServerName: nonEmpty(r.Info.ServerName), ServerVersion: nonEmpty(r.Info.ServerVersion),
 		ToolCount: len(r.ToolNames), ToolNames: r.ToolNames, LatencyMs: r.LatencyMS, Error: r.Error, TestedAt: r.TestedAt,
@@ -200,7 +201,7 @@ func toolServerOut(t domain.ToolServer) orgboard.McpServerConfig {
 // ---- agent profiles ----
 
 // UploadAgentProfile uploads an AGENTS.md.
-func (h agentsAPI) UploadAgentProfile(ctx context.Context, req orgboard.UploadAgentProfileRequestObject) (orgboard.UploadAgentProfileResponseObject, error) {
+func (h agentsAPI) UploadAgentProfile(ctx context.Context, req orgboardserver.UploadAgentProfileRequestObject) (orgboardserver.UploadAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -217,11 +218,11 @@ func (h agentsAPI) UploadAgentProfile(ctx context.Context, req orgboard.UploadAg
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.UploadAgentProfile201JSONResponse(profileOut(p)), nil
+	return orgboardserver.UploadAgentProfile201JSONResponse(profileOut(p)), nil
 }
 
 // ListAgentProfiles lists the resolvable winner of each key.
-func (h agentsAPI) ListAgentProfiles(ctx context.Context, req orgboard.ListAgentProfilesRequestObject) (orgboard.ListAgentProfilesResponseObject, error) {
+func (h agentsAPI) ListAgentProfiles(ctx context.Context, req orgboardserver.ListAgentProfilesRequestObject) (orgboardserver.ListAgentProfilesResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -230,11 +231,11 @@ func (h agentsAPI) ListAgentProfiles(ctx context.Context, req orgboard.ListAgent
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListAgentProfiles200JSONResponse(profileList(ps)), nil
+	return orgboardserver.ListAgentProfiles200JSONResponse(profileList(ps)), nil
 }
 
 // ListAgentProfileVersions lists the versions of a key.
-func (h agentsAPI) ListAgentProfileVersions(ctx context.Context, req orgboard.ListAgentProfileVersionsRequestObject) (orgboard.ListAgentProfileVersionsResponseObject, error) {
+func (h agentsAPI) ListAgentProfileVersions(ctx context.Context, req orgboardserver.ListAgentProfileVersionsRequestObject) (orgboardserver.ListAgentProfileVersionsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -243,11 +244,11 @@ func (h agentsAPI) ListAgentProfileVersions(ctx context.Context, req orgboard.Li
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListAgentProfileVersions200JSONResponse(profileList(ps)), nil
+	return orgboardserver.ListAgentProfileVersions200JSONResponse(profileList(ps)), nil
 }
 
 // ListMarketplaceProfiles lists the marketplace.
-func (h agentsAPI) ListMarketplaceProfiles(ctx context.Context, req orgboard.ListMarketplaceProfilesRequestObject) (orgboard.ListMarketplaceProfilesResponseObject, error) {
+func (h agentsAPI) ListMarketplaceProfiles(ctx context.Context, req orgboardserver.ListMarketplaceProfilesRequestObject) (orgboardserver.ListMarketplaceProfilesResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -275,11 +276,11 @@ func (h agentsAPI) ListMarketplaceProfiles(ctx context.Context, req orgboard.Lis
 			ProfileKey: p.Key, Version: p.Version, Name: p.Name, Description: p.Description, Skills: p.Skills, Tools: p.Tools,
 			Autonomy: orgboard.Autonomy(p.Autonomy), PublishedAt: deref(p.PublishedAt), AlreadyInLibrary: e.AlreadyInLibrary}
 	}
-	return orgboard.ListMarketplaceProfiles200JSONResponse(out), nil
+	return orgboardserver.ListMarketplaceProfiles200JSONResponse(out), nil
 }
 
 // GetAgentProfile reads a profile.
-func (h agentsAPI) GetAgentProfile(ctx context.Context, req orgboard.GetAgentProfileRequestObject) (orgboard.GetAgentProfileResponseObject, error) {
+func (h agentsAPI) GetAgentProfile(ctx context.Context, req orgboardserver.GetAgentProfileRequestObject) (orgboardserver.GetAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -288,11 +289,11 @@ func (h agentsAPI) GetAgentProfile(ctx context.Context, req orgboard.GetAgentPro
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetAgentProfile200JSONResponse(profileOut(p)), nil
+	return orgboardserver.GetAgentProfile200JSONResponse(profileOut(p)), nil
 }
 
 // PublishAgentProfile publishes a profile.
-func (h agentsAPI) PublishAgentProfile(ctx context.Context, req orgboard.PublishAgentProfileRequestObject) (orgboard.PublishAgentProfileResponseObject, error) {
+func (h agentsAPI) PublishAgentProfile(ctx context.Context, req orgboardserver.PublishAgentProfileRequestObject) (orgboardserver.PublishAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -305,11 +306,11 @@ func (h agentsAPI) PublishAgentProfile(ctx context.Context, req orgboard.Publish
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.PublishAgentProfile200JSONResponse(profileOut(p)), nil
+	return orgboardserver.PublishAgentProfile200JSONResponse(profileOut(p)), nil
 }
 
 // UnpublishAgentProfile unpublishes a profile.
-func (h agentsAPI) UnpublishAgentProfile(ctx context.Context, req orgboard.UnpublishAgentProfileRequestObject) (orgboard.UnpublishAgentProfileResponseObject, error) {
+func (h agentsAPI) UnpublishAgentProfile(ctx context.Context, req orgboardserver.UnpublishAgentProfileRequestObject) (orgboardserver.UnpublishAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -318,11 +319,11 @@ func (h agentsAPI) UnpublishAgentProfile(ctx context.Context, req orgboard.Unpub
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.UnpublishAgentProfile200JSONResponse(profileOut(p)), nil
+	return orgboardserver.UnpublishAgentProfile200JSONResponse(profileOut(p)), nil
 }
 
 // ForkAgentProfile forks a profile.
-func (h agentsAPI) ForkAgentProfile(ctx context.Context, req orgboard.ForkAgentProfileRequestObject) (orgboard.ForkAgentProfileResponseObject, error) {
+func (h agentsAPI) ForkAgentProfile(ctx context.Context, req orgboardserver.ForkAgentProfileRequestObject) (orgboardserver.ForkAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -332,11 +333,11 @@ func (h agentsAPI) ForkAgentProfile(ctx context.Context, req orgboard.ForkAgentP
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ForkAgentProfile201JSONResponse(profileOut(p)), nil
+	return orgboardserver.ForkAgentProfile201JSONResponse(profileOut(p)), nil
 }
 
 // InstallAgentProfile installs a marketplace profile.
-func (h agentsAPI) InstallAgentProfile(ctx context.Context, req orgboard.InstallAgentProfileRequestObject) (orgboard.InstallAgentProfileResponseObject, error) {
+func (h agentsAPI) InstallAgentProfile(ctx context.Context, req orgboardserver.InstallAgentProfileRequestObject) (orgboardserver.InstallAgentProfileResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -345,7 +346,7 @@ func (h agentsAPI) InstallAgentProfile(ctx context.Context, req orgboard.Install
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.InstallAgentProfile201JSONResponse(profileOut(p)), nil
+	return orgboardserver.InstallAgentProfile201JSONResponse(profileOut(p)), nil
 }
 
 func profileList(ps []domain.AgentProfile) orgboard.AgentProfileList {
@@ -369,7 +370,7 @@ func profileOut(p domain.AgentProfile) orgboard.AgentProfile {
 // ---- agent runs ----
 
 // PrepareAgentRun prepares a run.
-func (h agentsAPI) PrepareAgentRun(ctx context.Context, req orgboard.PrepareAgentRunRequestObject) (orgboard.PrepareAgentRunResponseObject, error) {
+func (h agentsAPI) PrepareAgentRun(ctx context.Context, req orgboardserver.PrepareAgentRunRequestObject) (orgboardserver.PrepareAgentRunResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -378,11 +379,11 @@ func (h agentsAPI) PrepareAgentRun(ctx context.Context, req orgboard.PrepareAgen
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.PrepareAgentRun201JSONResponse(runOut(r)), nil
+	return orgboardserver.PrepareAgentRun201JSONResponse(runOut(r)), nil
 }
 
 // GetAgentRun reads a run.
-func (h agentsAPI) GetAgentRun(ctx context.Context, req orgboard.GetAgentRunRequestObject) (orgboard.GetAgentRunResponseObject, error) {
+func (h agentsAPI) GetAgentRun(ctx context.Context, req orgboardserver.GetAgentRunRequestObject) (orgboardserver.GetAgentRunResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -391,11 +392,11 @@ func (h agentsAPI) GetAgentRun(ctx context.Context, req orgboard.GetAgentRunRequ
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetAgentRun200JSONResponse(runOut(r)), nil
+	return orgboardserver.GetAgentRun200JSONResponse(runOut(r)), nil
 }
 
 // ListAgentRuns lists the runs of a work item.
-func (h agentsAPI) ListAgentRuns(ctx context.Context, req orgboard.ListAgentRunsRequestObject) (orgboard.ListAgentRunsResponseObject, error) {
+func (h agentsAPI) ListAgentRuns(ctx context.Context, req orgboardserver.ListAgentRunsRequestObject) (orgboardserver.ListAgentRunsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -408,27 +409,27 @@ func (h agentsAPI) ListAgentRuns(ctx context.Context, req orgboard.ListAgentRuns
 	for i, r := range rs {
 		out.Data[i] = runOut(r)
 	}
-	return orgboard.ListAgentRuns200JSONResponse(out), nil
+	return orgboardserver.ListAgentRuns200JSONResponse(out), nil
 }
 
 // ExecuteAgentRun executes a prepared run; 502 when no model connection answers.
-func (h agentsAPI) ExecuteAgentRun(ctx context.Context, req orgboard.ExecuteAgentRunRequestObject) (orgboard.ExecuteAgentRunResponseObject, error) {
+func (h agentsAPI) ExecuteAgentRun(ctx context.Context, req orgboardserver.ExecuteAgentRunRequestObject) (orgboardserver.ExecuteAgentRunResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
 	r, err := h.app.ExecuteAgentRun(ctx, actor, req.Id)
 	if u, ok := app.IsUpstream(err); ok {
-		return orgboard.ExecuteAgentRun502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
+		return orgboardserver.ExecuteAgentRun502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ExecuteAgentRun200JSONResponse(runOut(r)), nil
+	return orgboardserver.ExecuteAgentRun200JSONResponse(runOut(r)), nil
 }
 
 // ApproveAgentRun approves a drafted run.
-func (h agentsAPI) ApproveAgentRun(ctx context.Context, req orgboard.ApproveAgentRunRequestObject) (orgboard.ApproveAgentRunResponseObject, error) {
+func (h agentsAPI) ApproveAgentRun(ctx context.Context, req orgboardserver.ApproveAgentRunRequestObject) (orgboardserver.ApproveAgentRunResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -437,11 +438,11 @@ func (h agentsAPI) ApproveAgentRun(ctx context.Context, req orgboard.ApproveAgen
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ApproveAgentRun200JSONResponse(runOut(r)), nil
+	return orgboardserver.ApproveAgentRun200JSONResponse(runOut(r)), nil
 }
 
 // CallAgentTool is the governed tool-call gateway; 502 when the server fails.
-func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboard.CallAgentToolRequestObject) (orgboard.CallAgentToolResponseObject, error) {
+func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboardserver.CallAgentToolRequestObject) (orgboardserver.CallAgentToolResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -452,7 +453,7 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboard.CallAgentTool
 	}
 	call, err := h.app.CallAgentTool(ctx, actor, req.Id, in)
 	if u, ok := app.IsUpstream(err); ok {
-		return orgboard.CallAgentTool502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
+		return orgboardserver.CallAgentTool502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -468,13 +469,13 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboard.CallAgentTool
 		out.Content[i] = orgboard.ToolContent{Type: c.Type, Text: nonEmpty(c.Text), MimeType: nonEmpty(c.MimeType),
 			Data: nonEmpty(c.Data), Uri: nonEmpty(c.URI)}
 	}
-	return orgboard.CallAgentTool200JSONResponse(out), nil
+	return orgboardserver.CallAgentTool200JSONResponse(out), nil
 }
 
 // badGateway renders an upstream failure as the spec's 502 problem.
-func badGateway(u *app.UpstreamError) orgboard.BadGatewayApplicationProblemPlusJSONResponse {
+func badGateway(u *app.UpstreamError) orgboardserver.BadGatewayApplicationProblemPlusJSONResponse {
 	detail := u.Detail
-	p := orgboard.BadGatewayApplicationProblemPlusJSONResponse{Type: httpx.ProblemTypeBase + "bad_gateway",
+	p := orgboardserver.BadGatewayApplicationProblemPlusJSONResponse{Type: httpx.ProblemTypeBase + "bad_gateway",
 		Title: http.StatusText(http.StatusBadGateway), Status: http.StatusBadGateway, Detail: &detail}
 	return p
 }

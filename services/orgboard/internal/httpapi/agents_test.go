@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -118,7 +119,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 		t.Fatal(err)
 	}
 	base := httpxtest.Start(t, e)
-	spec, err := orgboard.GetSpec()
+	spec, err := orgboardserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

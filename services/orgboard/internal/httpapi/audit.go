@@ -3,13 +3,13 @@ package httpapi
 import (
 	"context"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // ListAuditEntries implements GET /api/governance/audit.
-func (s *Server) ListAuditEntries(ctx context.Context, req orgboard.ListAuditEntriesRequestObject) (orgboard.ListAuditEntriesResponseObject, error) {
+func (s *Server) ListAuditEntries(ctx context.Context, req orgboardserver.ListAuditEntriesRequestObject) (orgboardserver.ListAuditEntriesResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -28,5 +28,5 @@ func (s *Server) ListAuditEntries(ctx context.Context, req orgboard.ListAuditEnt
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListAuditEntries200JSONResponse(auditPageOut(page)), nil
+	return orgboardserver.ListAuditEntries200JSONResponse(auditPageOut(page)), nil
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -61,7 +62,7 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	base := httpxtest.Start(t, e)
-	spec, err := orgboard.GetSpec()
+	spec, err := orgboardserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
@@ -26,7 +26,7 @@ type HTTPOptions struct {
 // against the embedded spec, problem+json) with every operation registered. /readyz pings the
 // database.
 func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
-	spec, err := orgboard.GetSpec()
+	spec, err := orgboardserver.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("orgboard spec: %w", err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 )
 
 // TestAuthorizationMatrix calls every operation of orgboard.yaml as the Owner of organization A,
@@ -203,7 +204,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 
 	// Every operation of the spec has a row.
-	spec, err := orgboard.GetSpec()
+	spec, err := orgboardserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

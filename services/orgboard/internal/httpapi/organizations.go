@@ -4,13 +4,13 @@ import (
 	"context"
 	"time"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // CreateOrganization implements POST /api/orgboard/organizations.
-func (s *Server) CreateOrganization(ctx context.Context, req orgboard.CreateOrganizationRequestObject) (orgboard.CreateOrganizationResponseObject, error) {
+func (s *Server) CreateOrganization(ctx context.Context, req orgboardserver.CreateOrganizationRequestObject) (orgboardserver.CreateOrganizationResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -19,11 +19,11 @@ func (s *Server) CreateOrganization(ctx context.Context, req orgboard.CreateOrga
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateOrganization201JSONResponse(organizationOut(o)), nil
+	return orgboardserver.CreateOrganization201JSONResponse(organizationOut(o)), nil
 }
 
 // ListOrganizations implements GET /api/orgboard/organizations.
-func (s *Server) ListOrganizations(ctx context.Context, _ orgboard.ListOrganizationsRequestObject) (orgboard.ListOrganizationsResponseObject, error) {
+func (s *Server) ListOrganizations(ctx context.Context, _ orgboardserver.ListOrganizationsRequestObject) (orgboardserver.ListOrganizationsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -32,11 +32,11 @@ func (s *Server) ListOrganizations(ctx context.Context, _ orgboard.ListOrganizat
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListOrganizations200JSONResponse{Data: mapSlice(orgs, organizationOut)}, nil
+	return orgboardserver.ListOrganizations200JSONResponse{Data: mapSlice(orgs, organizationOut)}, nil
 }
 
 // GetOrganization implements GET /api/orgboard/organizations/{id}.
-func (s *Server) GetOrganization(ctx context.Context, req orgboard.GetOrganizationRequestObject) (orgboard.GetOrganizationResponseObject, error) {
+func (s *Server) GetOrganization(ctx context.Context, req orgboardserver.GetOrganizationRequestObject) (orgboardserver.GetOrganizationResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -45,11 +45,11 @@ func (s *Server) GetOrganization(ctx context.Context, req orgboard.GetOrganizati
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetOrganization200JSONResponse(organizationOut(o)), nil
+	return orgboardserver.GetOrganization200JSONResponse(organizationOut(o)), nil
 }
 
 // ListOrganizationMembers implements GET /api/orgboard/organizations/{id}/members.
-func (s *Server) ListOrganizationMembers(ctx context.Context, req orgboard.ListOrganizationMembersRequestObject) (orgboard.ListOrganizationMembersResponseObject, error) {
+func (s *Server) ListOrganizationMembers(ctx context.Context, req orgboardserver.ListOrganizationMembersRequestObject) (orgboardserver.ListOrganizationMembersResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -58,11 +58,11 @@ func (s *Server) ListOrganizationMembers(ctx context.Context, req orgboard.ListO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListOrganizationMembers200JSONResponse{Data: mapSlice(ms, memberOut)}, nil
+	return orgboardserver.ListOrganizationMembers200JSONResponse{Data: mapSlice(ms, memberOut)}, nil
 }
 
 // CreateInvitation implements POST /api/orgboard/organizations/{id}/invitations.
-func (s *Server) CreateInvitation(ctx context.Context, req orgboard.CreateInvitationRequestObject) (orgboard.CreateInvitationResponseObject, error) {
+func (s *Server) CreateInvitation(ctx context.Context, req orgboardserver.CreateInvitationRequestObject) (orgboardserver.CreateInvitationResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -76,11 +76,11 @@ func (s *Server) CreateInvitation(ctx context.Context, req orgboard.CreateInvita
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateInvitation201JSONResponse(invitationOut(time.Now())(inv)), nil
+	return orgboardserver.CreateInvitation201JSONResponse(invitationOut(time.Now())(inv)), nil
 }
 
 // ListInvitations implements GET /api/orgboard/organizations/{id}/invitations.
-func (s *Server) ListInvitations(ctx context.Context, req orgboard.ListInvitationsRequestObject) (orgboard.ListInvitationsResponseObject, error) {
+func (s *Server) ListInvitations(ctx context.Context, req orgboardserver.ListInvitationsRequestObject) (orgboardserver.ListInvitationsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -89,11 +89,11 @@ func (s *Server) ListInvitations(ctx context.Context, req orgboard.ListInvitatio
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListInvitations200JSONResponse{Data: mapSlice(invs, invitationOut(time.Now()))}, nil
+	return orgboardserver.ListInvitations200JSONResponse{Data: mapSlice(invs, invitationOut(time.Now()))}, nil
 }
 
 // AcceptInvitation implements POST /api/orgboard/invitations/{id}/accept.
-func (s *Server) AcceptInvitation(ctx context.Context, req orgboard.AcceptInvitationRequestObject) (orgboard.AcceptInvitationResponseObject, error) {
+func (s *Server) AcceptInvitation(ctx context.Context, req orgboardserver.AcceptInvitationRequestObject) (orgboardserver.AcceptInvitationResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -106,5 +106,5 @@ func (s *Server) AcceptInvitation(ctx context.Context, req orgboard.AcceptInvita
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.AcceptInvitation200JSONResponse(memberOut(m)), nil
+	return orgboardserver.AcceptInvitation200JSONResponse(memberOut(m)), nil
 }

@@ -3,13 +3,13 @@ package httpapi
 import (
 	"context"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // CreateSeat implements POST /api/orgboard/seats.
-func (s *Server) CreateSeat(ctx context.Context, req orgboard.CreateSeatRequestObject) (orgboard.CreateSeatResponseObject, error) {
+func (s *Server) CreateSeat(ctx context.Context, req orgboardserver.CreateSeatRequestObject) (orgboardserver.CreateSeatResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -22,11 +22,11 @@ func (s *Server) CreateSeat(ctx context.Context, req orgboard.CreateSeatRequestO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateSeat201JSONResponse(seatOut(seat)), nil
+	return orgboardserver.CreateSeat201JSONResponse(seatOut(seat)), nil
 }
 
 // ListSeats implements GET /api/orgboard/seats.
-func (s *Server) ListSeats(ctx context.Context, req orgboard.ListSeatsRequestObject) (orgboard.ListSeatsResponseObject, error) {
+func (s *Server) ListSeats(ctx context.Context, req orgboardserver.ListSeatsRequestObject) (orgboardserver.ListSeatsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -35,5 +35,5 @@ func (s *Server) ListSeats(ctx context.Context, req orgboard.ListSeatsRequestObj
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListSeats200JSONResponse{Data: mapSlice(seats, seatOut)}, nil
+	return orgboardserver.ListSeats200JSONResponse{Data: mapSlice(seats, seatOut)}, nil
 }

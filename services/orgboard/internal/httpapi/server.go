@@ -5,7 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -19,7 +19,7 @@ type Server struct {
 	agentsAPI
 }
 
-var _ orgboard.StrictServerInterface = (*Server)(nil)
+var _ orgboardserver.StrictServerInterface = (*Server)(nil)
 
 // New returns the handlers of the service.
 func New(a *app.App) *Server {
@@ -29,7 +29,7 @@ func New(a *app.App) *Server {
 // Register mounts the handlers on e (built with pkg/httpx, which authenticates and validates
 // every request against the spec first).
 func Register(e *echo.Echo, s *Server) {
-	orgboard.RegisterHandlers(e, orgboard.NewStrictHandler(s, nil))
+	orgboardserver.RegisterHandlers(e, orgboardserver.NewStrictHandler(s, nil))
 }
 
 // ActorOf turns the request's authenticated principal into the domain's actor.

@@ -3,13 +3,13 @@ package httpapi
 import (
 	"context"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // ListDivisions implements GET /api/orgboard/divisions.
-func (s *Server) ListDivisions(ctx context.Context, req orgboard.ListDivisionsRequestObject) (orgboard.ListDivisionsResponseObject, error) {
+func (s *Server) ListDivisions(ctx context.Context, req orgboardserver.ListDivisionsRequestObject) (orgboardserver.ListDivisionsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -18,11 +18,11 @@ func (s *Server) ListDivisions(ctx context.Context, req orgboard.ListDivisionsRe
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListDivisions200JSONResponse{Data: mapSlice(ds, divisionOut)}, nil
+	return orgboardserver.ListDivisions200JSONResponse{Data: mapSlice(ds, divisionOut)}, nil
 }
 
 // CreateDivision implements POST /api/orgboard/divisions.
-func (s *Server) CreateDivision(ctx context.Context, req orgboard.CreateDivisionRequestObject) (orgboard.CreateDivisionResponseObject, error) {
+func (s *Server) CreateDivision(ctx context.Context, req orgboardserver.CreateDivisionRequestObject) (orgboardserver.CreateDivisionResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -31,11 +31,11 @@ func (s *Server) CreateDivision(ctx context.Context, req orgboard.CreateDivision
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateDivision201JSONResponse(divisionOut(d)), nil
+	return orgboardserver.CreateDivision201JSONResponse(divisionOut(d)), nil
 }
 
 // ListProducts implements GET /api/orgboard/products.
-func (s *Server) ListProducts(ctx context.Context, req orgboard.ListProductsRequestObject) (orgboard.ListProductsResponseObject, error) {
+func (s *Server) ListProducts(ctx context.Context, req orgboardserver.ListProductsRequestObject) (orgboardserver.ListProductsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -49,11 +49,11 @@ func (s *Server) ListProducts(ctx context.Context, req orgboard.ListProductsRequ
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListProducts200JSONResponse{Data: mapSlice(ps, productOut)}, nil
+	return orgboardserver.ListProducts200JSONResponse{Data: mapSlice(ps, productOut)}, nil
 }
 
 // CreateProduct implements POST /api/orgboard/products.
-func (s *Server) CreateProduct(ctx context.Context, req orgboard.CreateProductRequestObject) (orgboard.CreateProductResponseObject, error) {
+func (s *Server) CreateProduct(ctx context.Context, req orgboardserver.CreateProductRequestObject) (orgboardserver.CreateProductResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -65,11 +65,11 @@ func (s *Server) CreateProduct(ctx context.Context, req orgboard.CreateProductRe
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateProduct201JSONResponse(productOut(p)), nil
+	return orgboardserver.CreateProduct201JSONResponse(productOut(p)), nil
 }
 
 // GetProduct implements GET /api/orgboard/products/{id}.
-func (s *Server) GetProduct(ctx context.Context, req orgboard.GetProductRequestObject) (orgboard.GetProductResponseObject, error) {
+func (s *Server) GetProduct(ctx context.Context, req orgboardserver.GetProductRequestObject) (orgboardserver.GetProductResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -78,11 +78,11 @@ func (s *Server) GetProduct(ctx context.Context, req orgboard.GetProductRequestO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetProduct200JSONResponse(productOut(p)), nil
+	return orgboardserver.GetProduct200JSONResponse(productOut(p)), nil
 }
 
 // GetProductIdentity implements GET /products/{id}/identity.
-func (s *Server) GetProductIdentity(ctx context.Context, req orgboard.GetProductIdentityRequestObject) (orgboard.GetProductIdentityResponseObject, error) {
+func (s *Server) GetProductIdentity(ctx context.Context, req orgboardserver.GetProductIdentityRequestObject) (orgboardserver.GetProductIdentityResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -91,11 +91,11 @@ func (s *Server) GetProductIdentity(ctx context.Context, req orgboard.GetProduct
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetProductIdentity200JSONResponse(identityOut(id)), nil
+	return orgboardserver.GetProductIdentity200JSONResponse(identityOut(id)), nil
 }
 
 // SetProductIdentity implements PUT /products/{id}/identity.
-func (s *Server) SetProductIdentity(ctx context.Context, req orgboard.SetProductIdentityRequestObject) (orgboard.SetProductIdentityResponseObject, error) {
+func (s *Server) SetProductIdentity(ctx context.Context, req orgboardserver.SetProductIdentityRequestObject) (orgboardserver.SetProductIdentityResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -104,11 +104,11 @@ func (s *Server) SetProductIdentity(ctx context.Context, req orgboard.SetProduct
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.SetProductIdentity200JSONResponse(identityOut(id)), nil
+	return orgboardserver.SetProductIdentity200JSONResponse(identityOut(id)), nil
 }
 
 // ListProductIdentityVersions implements GET /products/{id}/identity/versions.
-func (s *Server) ListProductIdentityVersions(ctx context.Context, req orgboard.ListProductIdentityVersionsRequestObject) (orgboard.ListProductIdentityVersionsResponseObject, error) {
+func (s *Server) ListProductIdentityVersions(ctx context.Context, req orgboardserver.ListProductIdentityVersionsRequestObject) (orgboardserver.ListProductIdentityVersionsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -117,5 +117,5 @@ func (s *Server) ListProductIdentityVersions(ctx context.Context, req orgboard.L
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListProductIdentityVersions200JSONResponse{Data: mapSlice(ids, identityOut)}, nil
+	return orgboardserver.ListProductIdentityVersions200JSONResponse{Data: mapSlice(ids, identityOut)}, nil
 }

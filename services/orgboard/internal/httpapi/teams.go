@@ -3,11 +3,11 @@ package httpapi
 import (
 	"context"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 )
 
 // CreateTeam implements POST /api/orgboard/teams.
-func (s *Server) CreateTeam(ctx context.Context, req orgboard.CreateTeamRequestObject) (orgboard.CreateTeamResponseObject, error) {
+func (s *Server) CreateTeam(ctx context.Context, req orgboardserver.CreateTeamRequestObject) (orgboardserver.CreateTeamResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -16,11 +16,11 @@ func (s *Server) CreateTeam(ctx context.Context, req orgboard.CreateTeamRequestO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateTeam201JSONResponse(teamOut(t)), nil
+	return orgboardserver.CreateTeam201JSONResponse(teamOut(t)), nil
 }
 
 // ListTeams implements GET /api/orgboard/teams.
-func (s *Server) ListTeams(ctx context.Context, req orgboard.ListTeamsRequestObject) (orgboard.ListTeamsResponseObject, error) {
+func (s *Server) ListTeams(ctx context.Context, req orgboardserver.ListTeamsRequestObject) (orgboardserver.ListTeamsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -29,11 +29,11 @@ func (s *Server) ListTeams(ctx context.Context, req orgboard.ListTeamsRequestObj
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListTeams200JSONResponse{Data: mapSlice(ts, teamOut)}, nil
+	return orgboardserver.ListTeams200JSONResponse{Data: mapSlice(ts, teamOut)}, nil
 }
 
 // GetTeam implements GET /api/orgboard/teams/{id}.
-func (s *Server) GetTeam(ctx context.Context, req orgboard.GetTeamRequestObject) (orgboard.GetTeamResponseObject, error) {
+func (s *Server) GetTeam(ctx context.Context, req orgboardserver.GetTeamRequestObject) (orgboardserver.GetTeamResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -42,11 +42,11 @@ func (s *Server) GetTeam(ctx context.Context, req orgboard.GetTeamRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetTeam200JSONResponse(teamOut(t)), nil
+	return orgboardserver.GetTeam200JSONResponse(teamOut(t)), nil
 }
 
 // ListTeamLeads implements GET /api/orgboard/teams/{id}/leads.
-func (s *Server) ListTeamLeads(ctx context.Context, req orgboard.ListTeamLeadsRequestObject) (orgboard.ListTeamLeadsResponseObject, error) {
+func (s *Server) ListTeamLeads(ctx context.Context, req orgboardserver.ListTeamLeadsRequestObject) (orgboardserver.ListTeamLeadsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -55,11 +55,11 @@ func (s *Server) ListTeamLeads(ctx context.Context, req orgboard.ListTeamLeadsRe
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.ListTeamLeads200JSONResponse{Data: mapSlice(ls, leadOut)}, nil
+	return orgboardserver.ListTeamLeads200JSONResponse{Data: mapSlice(ls, leadOut)}, nil
 }
 
 // SetTeamLead implements PUT /api/orgboard/teams/{id}/leads/{user_id}.
-func (s *Server) SetTeamLead(ctx context.Context, req orgboard.SetTeamLeadRequestObject) (orgboard.SetTeamLeadResponseObject, error) {
+func (s *Server) SetTeamLead(ctx context.Context, req orgboardserver.SetTeamLeadRequestObject) (orgboardserver.SetTeamLeadResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -68,11 +68,11 @@ func (s *Server) SetTeamLead(ctx context.Context, req orgboard.SetTeamLeadReques
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.SetTeamLead200JSONResponse(leadOut(l)), nil
+	return orgboardserver.SetTeamLead200JSONResponse(leadOut(l)), nil
 }
 
 // RemoveTeamLead implements DELETE /api/orgboard/teams/{id}/leads/{user_id}.
-func (s *Server) RemoveTeamLead(ctx context.Context, req orgboard.RemoveTeamLeadRequestObject) (orgboard.RemoveTeamLeadResponseObject, error) {
+func (s *Server) RemoveTeamLead(ctx context.Context, req orgboardserver.RemoveTeamLeadRequestObject) (orgboardserver.RemoveTeamLeadResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -80,5 +80,5 @@ func (s *Server) RemoveTeamLead(ctx context.Context, req orgboard.RemoveTeamLead
 	if err := s.app.RemoveTeamLead(ctx, actor, req.Id, req.UserId); err != nil {
 		return nil, err
 	}
-	return orgboard.RemoveTeamLead204Response{}, nil
+	return orgboardserver.RemoveTeamLead204Response{}, nil
 }

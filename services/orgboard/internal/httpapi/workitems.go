@@ -3,13 +3,13 @@ package httpapi
 import (
 	"context"
 
-	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // CreateTask implements POST /api/orgboard/tasks.
-func (s *Server) CreateTask(ctx context.Context, req orgboard.CreateTaskRequestObject) (orgboard.CreateTaskResponseObject, error) {
+func (s *Server) CreateTask(ctx context.Context, req orgboardserver.CreateTaskRequestObject) (orgboardserver.CreateTaskResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -21,11 +21,11 @@ func (s *Server) CreateTask(ctx context.Context, req orgboard.CreateTaskRequestO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.CreateTask201JSONResponse(workItemOut(w)), nil
+	return orgboardserver.CreateTask201JSONResponse(workItemOut(w)), nil
 }
 
 // GetTask implements GET /api/orgboard/tasks/{id}.
-func (s *Server) GetTask(ctx context.Context, req orgboard.GetTaskRequestObject) (orgboard.GetTaskResponseObject, error) {
+func (s *Server) GetTask(ctx context.Context, req orgboardserver.GetTaskRequestObject) (orgboardserver.GetTaskResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -34,11 +34,11 @@ func (s *Server) GetTask(ctx context.Context, req orgboard.GetTaskRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetTask200JSONResponse(workItemOut(w)), nil
+	return orgboardserver.GetTask200JSONResponse(workItemOut(w)), nil
 }
 
 // GetBoard implements GET /api/orgboard/board.
-func (s *Server) GetBoard(ctx context.Context, req orgboard.GetBoardRequestObject) (orgboard.GetBoardResponseObject, error) {
+func (s *Server) GetBoard(ctx context.Context, req orgboardserver.GetBoardRequestObject) (orgboardserver.GetBoardResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -47,11 +47,11 @@ func (s *Server) GetBoard(ctx context.Context, req orgboard.GetBoardRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetBoard200JSONResponse(boardOut(b)), nil
+	return orgboardserver.GetBoard200JSONResponse(boardOut(b)), nil
 }
 
 // MoveTask implements PATCH /api/orgboard/tasks/{id}/move.
-func (s *Server) MoveTask(ctx context.Context, req orgboard.MoveTaskRequestObject) (orgboard.MoveTaskResponseObject, error) {
+func (s *Server) MoveTask(ctx context.Context, req orgboardserver.MoveTaskRequestObject) (orgboardserver.MoveTaskResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -60,11 +60,11 @@ func (s *Server) MoveTask(ctx context.Context, req orgboard.MoveTaskRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.MoveTask200JSONResponse(workItemOut(w)), nil
+	return orgboardserver.MoveTask200JSONResponse(workItemOut(w)), nil
 }
 
 // AssignTask implements PATCH /api/orgboard/tasks/{id}/assign.
-func (s *Server) AssignTask(ctx context.Context, req orgboard.AssignTaskRequestObject) (orgboard.AssignTaskResponseObject, error) {
+func (s *Server) AssignTask(ctx context.Context, req orgboardserver.AssignTaskRequestObject) (orgboardserver.AssignTaskResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -77,11 +77,11 @@ func (s *Server) AssignTask(ctx context.Context, req orgboard.AssignTaskRequestO
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.AssignTask200JSONResponse(workItemOut(w)), nil
+	return orgboardserver.AssignTask200JSONResponse(workItemOut(w)), nil
 }
 
 // GetCartable implements GET /api/orgboard/cartable.
-func (s *Server) GetCartable(ctx context.Context, req orgboard.GetCartableRequestObject) (orgboard.GetCartableResponseObject, error) {
+func (s *Server) GetCartable(ctx context.Context, req orgboardserver.GetCartableRequestObject) (orgboardserver.GetCartableResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
@@ -90,5 +90,5 @@ func (s *Server) GetCartable(ctx context.Context, req orgboard.GetCartableReques
 	if err != nil {
 		return nil, err
 	}
-	return orgboard.GetCartable200JSONResponse{UserId: actor.UserID, Items: mapSlice(items, workItemOut)}, nil
+	return orgboardserver.GetCartable200JSONResponse{UserId: actor.UserID, Items: mapSlice(items, workItemOut)}, nil
 }

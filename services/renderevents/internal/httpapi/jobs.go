@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -43,7 +44,7 @@ func jobToAPI(j *domain.Job) api.RenderJob {
 }
 
 // ListRenderJobs implements api.StrictServerInterface.
-func (h *Handler) ListRenderJobs(ctx context.Context, req api.ListRenderJobsRequestObject) (api.ListRenderJobsResponseObject, error) {
+func (h *Handler) ListRenderJobs(ctx context.Context, req rendereventsserver.ListRenderJobsRequestObject) (rendereventsserver.ListRenderJobsResponseObject, error) {
 	p := req.Params
 	f := app.JobFilter{UserID: p.UserId, SavedProjectID: p.SavedProjectId, From: p.From, To: p.To}
 	if p.State != nil {
@@ -54,7 +55,7 @@ func (h *Handler) ListRenderJobs(ctx context.Context, req api.ListRenderJobsRequ
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListRenderJobs200JSONResponse{Data: make([]api.RenderJob, len(jobs)), NextCursor: next}
+	out := rendereventsserver.ListRenderJobs200JSONResponse{Data: make([]api.RenderJob, len(jobs)), NextCursor: next}
 	for i, j := range jobs {
 		out.Data[i] = jobToAPI(j)
 	}
@@ -62,21 +63,21 @@ func (h *Handler) ListRenderJobs(ctx context.Context, req api.ListRenderJobsRequ
 }
 
 // GetRenderJob implements api.StrictServerInterface.
-func (h *Handler) GetRenderJob(ctx context.Context, req api.GetRenderJobRequestObject) (api.GetRenderJobResponseObject, error) {
+func (h *Handler) GetRenderJob(ctx context.Context, req rendereventsserver.GetRenderJobRequestObject) (rendereventsserver.GetRenderJobResponseObject, error) {
 	j, err := h.queries.GetJob(ctx, req.JobId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetRenderJob200JSONResponse(jobToAPI(j)), nil
+	return rendereventsserver.GetRenderJob200JSONResponse(jobToAPI(j)), nil
 }
 
 // GetRenderJobTimeline implements api.StrictServerInterface.
-func (h *Handler) GetRenderJobTimeline(ctx context.Context, req api.GetRenderJobTimelineRequestObject) (api.GetRenderJobTimelineResponseObject, error) {
+func (h *Handler) GetRenderJobTimeline(ctx context.Context, req rendereventsserver.GetRenderJobTimelineRequestObject) (rendereventsserver.GetRenderJobTimelineResponseObject, error) {
 	entries, err := h.queries.Timeline(ctx, req.JobId)
 	if err != nil {
 		return nil, err
 	}
-	out := api.GetRenderJobTimeline200JSONResponse{Data: make([]api.TimelineEntry, len(entries))}
+	out := rendereventsserver.GetRenderJobTimeline200JSONResponse{Data: make([]api.TimelineEntry, len(entries))}
 	for i, e := range entries {
 		data := map[string]any{}
 		if err := json.Unmarshal(e.Data, &data); err != nil {

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -30,7 +30,7 @@ type progressFrame struct {
 // of the job. Frame ids are the event_time of what the frame tells, in microseconds since
 // the Unix epoch, so every instance numbers a job's frames alike and a client may
 // reconnect to any of them with Last-Event-ID.
-func (h *Handler) StreamRenderJobProgress(ctx context.Context, req api.StreamRenderJobProgressRequestObject) (api.StreamRenderJobProgressResponseObject, error) {
+func (h *Handler) StreamRenderJobProgress(ctx context.Context, req rendereventsserver.StreamRenderJobProgressRequestObject) (rendereventsserver.StreamRenderJobProgressResponseObject, error) {
 	if _, err := h.queries.GetJob(ctx, req.JobId); err != nil {
 		return nil, err // 404 (or 401/403) before the stream starts
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 )
 
@@ -29,7 +29,7 @@ type Handler struct {
 	ending  chan struct{} // closed on shutdown: open streams end, clients reconnect elsewhere
 }
 
-var _ api.StrictServerInterface = (*Handler)(nil)
+var _ rendereventsserver.StrictServerInterface = (*Handler)(nil)
 
 // New returns the handler; keepAlive is the idle interval of SSE comments (15s when 0).
 func New(queries *app.Queries, webhooks *app.Webhooks, hub *app.Hub, keepAlive time.Duration) *Handler {
@@ -45,7 +45,7 @@ func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.ending) }) }
 
 // Register mounts the handler on e under BaseURL.
 func Register(e *echo.Echo, h *Handler) {
-	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(h, nil), BaseURL)
+	rendereventsserver.RegisterHandlersWithBaseURL(e, rendereventsserver.NewStrictHandler(h, nil), BaseURL)
 }
 
 func listParams(tenant *uuid.UUID, cursor *string, limit *int) app.ListParams {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -22,7 +23,7 @@ func snapshotToAPI(s domain.Snapshot, now time.Time) api.Snapshot {
 }
 
 // ListSnapshots implements api.StrictServerInterface.
-func (h *Handler) ListSnapshots(ctx context.Context, req api.ListSnapshotsRequestObject) (api.ListSnapshotsResponseObject, error) {
+func (h *Handler) ListSnapshots(ctx context.Context, req rendereventsserver.ListSnapshotsRequestObject) (rendereventsserver.ListSnapshotsResponseObject, error) {
 	p := req.Params
 	f := app.SnapshotFilter{SavedProjectID: p.SavedProjectId}
 	if p.State != nil {
@@ -34,7 +35,7 @@ func (h *Handler) ListSnapshots(ctx context.Context, req api.ListSnapshotsReques
 		return nil, err
 	}
 	now := h.queries.Now()
-	out := api.ListSnapshots200JSONResponse{Data: make([]api.Snapshot, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListSnapshots200JSONResponse{Data: make([]api.Snapshot, len(rows)), NextCursor: next}
 	for i, s := range rows {
 		out.Data[i] = snapshotToAPI(s, now)
 	}
@@ -42,10 +43,10 @@ func (h *Handler) ListSnapshots(ctx context.Context, req api.ListSnapshotsReques
 }
 
 // GetSnapshot implements api.StrictServerInterface.
-func (h *Handler) GetSnapshot(ctx context.Context, req api.GetSnapshotRequestObject) (api.GetSnapshotResponseObject, error) {
+func (h *Handler) GetSnapshot(ctx context.Context, req rendereventsserver.GetSnapshotRequestObject) (rendereventsserver.GetSnapshotResponseObject, error) {
 	s, err := h.queries.GetSnapshot(ctx, req.SnapshotId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetSnapshot200JSONResponse(snapshotToAPI(s, h.queries.Now())), nil
+	return rendereventsserver.GetSnapshot200JSONResponse(snapshotToAPI(s, h.queries.Now())), nil
 }

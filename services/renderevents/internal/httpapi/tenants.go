@@ -4,6 +4,7 @@ import (
 	"context"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -14,13 +15,13 @@ func tenantToAPI(t domain.Tenant) api.Tenant {
 }
 
 // ListTenants implements api.StrictServerInterface.
-func (h *Handler) ListTenants(ctx context.Context, req api.ListTenantsRequestObject) (api.ListTenantsResponseObject, error) {
+func (h *Handler) ListTenants(ctx context.Context, req rendereventsserver.ListTenantsRequestObject) (rendereventsserver.ListTenantsResponseObject, error) {
 	p := req.Params
 	rows, next, err := h.queries.ListTenants(ctx, listParams(nil, p.Cursor, p.Limit), p.Suspended)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListTenants200JSONResponse{Data: make([]api.Tenant, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListTenants200JSONResponse{Data: make([]api.Tenant, len(rows)), NextCursor: next}
 	for i, t := range rows {
 		out.Data[i] = tenantToAPI(t)
 	}
@@ -28,22 +29,22 @@ func (h *Handler) ListTenants(ctx context.Context, req api.ListTenantsRequestObj
 }
 
 // GetTenant implements api.StrictServerInterface.
-func (h *Handler) GetTenant(ctx context.Context, req api.GetTenantRequestObject) (api.GetTenantResponseObject, error) {
+func (h *Handler) GetTenant(ctx context.Context, req rendereventsserver.GetTenantRequestObject) (rendereventsserver.GetTenantResponseObject, error) {
 	t, err := h.queries.GetTenant(ctx, req.TenantId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetTenant200JSONResponse(tenantToAPI(t)), nil
+	return rendereventsserver.GetTenant200JSONResponse(tenantToAPI(t)), nil
 }
 
 // ListTenantApiKeys implements api.StrictServerInterface.
-func (h *Handler) ListTenantApiKeys(ctx context.Context, req api.ListTenantApiKeysRequestObject) (api.ListTenantApiKeysResponseObject, error) {
+func (h *Handler) ListTenantApiKeys(ctx context.Context, req rendereventsserver.ListTenantApiKeysRequestObject) (rendereventsserver.ListTenantApiKeysResponseObject, error) {
 	p := req.Params
 	rows, next, err := h.queries.ListAPIKeys(ctx, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListTenantApiKeys200JSONResponse{Data: make([]api.ApiKey, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListTenantApiKeys200JSONResponse{Data: make([]api.ApiKey, len(rows)), NextCursor: next}
 	for i, k := range rows {
 		out.Data[i] = api.ApiKey{ApiKeyId: k.ID, TenantId: k.TenantID, Name: k.Name, Environment: api.ApiKeyEnvironment(k.Environment),
 			KeyPrefix: k.KeyPrefix, Last4: k.Last4, Scopes: k.Scopes, CreatedAt: k.CreatedAt, Revoked: k.RevokedAt != nil,
@@ -56,7 +57,7 @@ func (h *Handler) ListTenantApiKeys(ctx context.Context, req api.ListTenantApiKe
 }
 
 // GetUser implements api.StrictServerInterface.
-func (h *Handler) GetUser(ctx context.Context, req api.GetUserRequestObject) (api.GetUserResponseObject, error) {
+func (h *Handler) GetUser(ctx context.Context, req rendereventsserver.GetUserRequestObject) (rendereventsserver.GetUserResponseObject, error) {
 	u, err := h.queries.GetUser(ctx, req.UserId)
 	if err != nil {
 		return nil, err
@@ -77,5 +78,5 @@ func (h *Handler) GetUser(ctx context.Context, req api.GetUserRequestObject) (ap
 			PlanId: pl.PlanID, PlanName: pl.PlanName, SecondsCharge: pl.SecondsCharge, StorageGb: pl.StorageGB,
 			ParallelRenders: pl.ParallelRenders, PaymentId: pl.PaymentID}
 	}
-	return api.GetUser200JSONResponse(out), nil
+	return rendereventsserver.GetUser200JSONResponse(out), nil
 }

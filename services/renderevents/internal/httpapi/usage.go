@@ -7,6 +7,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -42,12 +43,12 @@ func dateOf(d *openapi_types.Date) *time.Time {
 }
 
 // GetDailyUsage implements api.StrictServerInterface.
-func (h *Handler) GetDailyUsage(ctx context.Context, req api.GetDailyUsageRequestObject) (api.GetDailyUsageResponseObject, error) {
+func (h *Handler) GetDailyUsage(ctx context.Context, req rendereventsserver.GetDailyUsageRequestObject) (rendereventsserver.GetDailyUsageResponseObject, error) {
 	rows, err := h.queries.DailyUsage(ctx, req.Params.TenantId, dateOf(req.Params.From), dateOf(req.Params.To))
 	if err != nil {
 		return nil, err
 	}
-	return api.GetDailyUsage200JSONResponse(usageToAPI(rows)), nil
+	return rendereventsserver.GetDailyUsage200JSONResponse(usageToAPI(rows)), nil
 }
 
 func monthOf(field string, s *string) (*time.Time, error) {
@@ -62,7 +63,7 @@ func monthOf(field string, s *string) (*time.Time, error) {
 }
 
 // GetMonthlyUsage implements api.StrictServerInterface.
-func (h *Handler) GetMonthlyUsage(ctx context.Context, req api.GetMonthlyUsageRequestObject) (api.GetMonthlyUsageResponseObject, error) {
+func (h *Handler) GetMonthlyUsage(ctx context.Context, req rendereventsserver.GetMonthlyUsageRequestObject) (rendereventsserver.GetMonthlyUsageResponseObject, error) {
 	from, err := monthOf("query.from", req.Params.From)
 	if err != nil {
 		return nil, err
@@ -75,11 +76,11 @@ func (h *Handler) GetMonthlyUsage(ctx context.Context, req api.GetMonthlyUsageRe
 	if err != nil {
 		return nil, err
 	}
-	return api.GetMonthlyUsage200JSONResponse(usageToAPI(rows)), nil
+	return rendereventsserver.GetMonthlyUsage200JSONResponse(usageToAPI(rows)), nil
 }
 
 // ListRefundsDue implements api.StrictServerInterface.
-func (h *Handler) ListRefundsDue(ctx context.Context, req api.ListRefundsDueRequestObject) (api.ListRefundsDueResponseObject, error) {
+func (h *Handler) ListRefundsDue(ctx context.Context, req rendereventsserver.ListRefundsDueRequestObject) (rendereventsserver.ListRefundsDueResponseObject, error) {
 	p := req.Params
 	status := ""
 	if p.Status != nil {
@@ -89,7 +90,7 @@ func (h *Handler) ListRefundsDue(ctx context.Context, req api.ListRefundsDueRequ
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListRefundsDue200JSONResponse{Data: make([]api.RefundDue, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListRefundsDue200JSONResponse{Data: make([]api.RefundDue, len(rows)), NextCursor: next}
 	for i, r := range rows {
 		d := api.RefundDue{JobId: r.JobID, TenantId: r.TenantID, UserId: r.UserID, State: api.RefundDueState(r.State),
 			PriceType: r.PriceType, PaidPriceMinor: r.PaidPriceMinor, PaymentId: r.PaymentID, DueSince: r.DueSince,

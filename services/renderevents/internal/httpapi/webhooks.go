@@ -4,6 +4,7 @@ import (
 	"context"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -23,7 +24,7 @@ func deliveryToAPI(d domain.Delivery) api.WebhookDelivery {
 }
 
 // CreateWebhookEndpoint implements api.StrictServerInterface.
-func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req rendereventsserver.CreateWebhookEndpointRequestObject) (rendereventsserver.CreateWebhookEndpointResponseObject, error) {
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		types := b.EventTypes
@@ -34,20 +35,20 @@ func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req api.CreateWebho
 		return nil, err
 	}
 	e := endpointToAPI(ep)
-	return api.CreateWebhookEndpoint201JSONResponse{Id: e.Id, TenantId: e.TenantId, Url: e.Url, EventTypes: e.EventTypes,
+	return rendereventsserver.CreateWebhookEndpoint201JSONResponse{Id: e.Id, TenantId: e.TenantId, Url: e.Url, EventTypes: e.EventTypes,
 		Description: e.Description, Enabled: e.Enabled, DisabledReason: e.DisabledReason, CreatedAt: e.CreatedAt,
 		UpdatedAt: e.UpdatedAt, SecretRotatedAt: e.SecretRotatedAt, PreviousSecretExpiresAt: e.PreviousSecretExpiresAt,
 		Secret: ep.Secret}, nil
 }
 
 // ListWebhookEndpoints implements api.StrictServerInterface.
-func (h *Handler) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
+func (h *Handler) ListWebhookEndpoints(ctx context.Context, req rendereventsserver.ListWebhookEndpointsRequestObject) (rendereventsserver.ListWebhookEndpointsResponseObject, error) {
 	p := req.Params
 	rows, next, err := h.webhooks.ListEndpoints(ctx, listParams(p.TenantId, p.Cursor, p.Limit))
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListWebhookEndpoints200JSONResponse{Data: make([]api.WebhookEndpoint, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListWebhookEndpoints200JSONResponse{Data: make([]api.WebhookEndpoint, len(rows)), NextCursor: next}
 	for i, e := range rows {
 		out.Data[i] = endpointToAPI(e)
 	}
@@ -55,16 +56,16 @@ func (h *Handler) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookE
 }
 
 // GetWebhookEndpoint implements api.StrictServerInterface.
-func (h *Handler) GetWebhookEndpoint(ctx context.Context, req api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
+func (h *Handler) GetWebhookEndpoint(ctx context.Context, req rendereventsserver.GetWebhookEndpointRequestObject) (rendereventsserver.GetWebhookEndpointResponseObject, error) {
 	ep, err := h.webhooks.GetEndpoint(ctx, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
-	return api.GetWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
+	return rendereventsserver.GetWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
 }
 
 // UpdateWebhookEndpoint implements api.StrictServerInterface.
-func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
+func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req rendereventsserver.UpdateWebhookEndpointRequestObject) (rendereventsserver.UpdateWebhookEndpointResponseObject, error) {
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		in = app.EndpointInput{URL: b.Url, EventTypes: b.EventTypes, Description: b.Description, Enabled: b.Enabled}
@@ -73,28 +74,28 @@ func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebho
 	if err != nil {
 		return nil, err
 	}
-	return api.UpdateWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
+	return rendereventsserver.UpdateWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
 }
 
 // DeleteWebhookEndpoint implements api.StrictServerInterface.
-func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
+func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req rendereventsserver.DeleteWebhookEndpointRequestObject) (rendereventsserver.DeleteWebhookEndpointResponseObject, error) {
 	if err := h.webhooks.DeleteEndpoint(ctx, req.EndpointId); err != nil {
 		return nil, err
 	}
-	return api.DeleteWebhookEndpoint204Response{}, nil
+	return rendereventsserver.DeleteWebhookEndpoint204Response{}, nil
 }
 
 // RotateWebhookEndpointSecret implements api.StrictServerInterface.
-func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req api.RotateWebhookEndpointSecretRequestObject) (api.RotateWebhookEndpointSecretResponseObject, error) {
+func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req rendereventsserver.RotateWebhookEndpointSecretRequestObject) (rendereventsserver.RotateWebhookEndpointSecretResponseObject, error) {
 	secret, exp, err := h.webhooks.RotateSecret(ctx, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
-	return api.RotateWebhookEndpointSecret200JSONResponse{Secret: secret, PreviousSecretExpiresAt: exp}, nil
+	return rendereventsserver.RotateWebhookEndpointSecret200JSONResponse{Secret: secret, PreviousSecretExpiresAt: exp}, nil
 }
 
 // ListWebhookDeliveries implements api.StrictServerInterface.
-func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
+func (h *Handler) ListWebhookDeliveries(ctx context.Context, req rendereventsserver.ListWebhookDeliveriesRequestObject) (rendereventsserver.ListWebhookDeliveriesResponseObject, error) {
 	p := req.Params
 	var status *string
 	if p.Status != nil {
@@ -105,7 +106,7 @@ func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhook
 	if err != nil {
 		return nil, err
 	}
-	out := api.ListWebhookDeliveries200JSONResponse{Data: make([]api.WebhookDelivery, len(rows)), NextCursor: next}
+	out := rendereventsserver.ListWebhookDeliveries200JSONResponse{Data: make([]api.WebhookDelivery, len(rows)), NextCursor: next}
 	for i, d := range rows {
 		out.Data[i] = deliveryToAPI(d)
 	}
@@ -113,10 +114,10 @@ func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhook
 }
 
 // ReplayWebhookDelivery implements api.StrictServerInterface.
-func (h *Handler) ReplayWebhookDelivery(ctx context.Context, req api.ReplayWebhookDeliveryRequestObject) (api.ReplayWebhookDeliveryResponseObject, error) {
+func (h *Handler) ReplayWebhookDelivery(ctx context.Context, req rendereventsserver.ReplayWebhookDeliveryRequestObject) (rendereventsserver.ReplayWebhookDeliveryResponseObject, error) {
 	d, err := h.webhooks.Replay(ctx, req.DeliveryId)
 	if err != nil {
 		return nil, err
 	}
-	return api.ReplayWebhookDelivery202JSONResponse(deliveryToAPI(d)), nil
+	return rendereventsserver.ReplayWebhookDelivery202JSONResponse(deliveryToAPI(d)), nil
 }

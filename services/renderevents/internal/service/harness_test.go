@@ -18,6 +18,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
@@ -117,7 +118,7 @@ func start(t *testing.T, opts ...option) *harness {
 		t.Fatal("service not ready within 30s")
 	}
 	url := httpxtest.Start(t, svc.Echo)
-	spec, err := api.GetSpec()
+	spec, err := rendereventsserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}

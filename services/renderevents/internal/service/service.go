@@ -18,7 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 
-	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
@@ -185,7 +185,7 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("progress consumer: %w", err)
 	}
 
-	spec, err := api.GetSpec()
+	spec, err := rendereventsserver.GetSpec()
 	if err != nil {
 		return nil, fmt.Errorf("embedded spec: %w", err)
 	}

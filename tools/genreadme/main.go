@@ -1,0 +1,233 @@
+// Command genreadme writes gen/README.md, the front page of the gen module for the teams that
+// use the Go SDK: which package to import, how to pin a version, and how a release is tagged,
+// with the API versions the module holds read from the specs.
+//
+//	go run ./genreadme -root .. -out ../gen/README.md
+//
+// The packages come from the oapi-codegen configurations (specs/codegen/<service>/client.yaml
+// and server.yaml), the versions from each spec's info.version, the module path from
+// gen/go.mod; so the page changes with them and `make check-generated` keeps it in step.
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/template"
+
+	"gopkg.in/yaml.v3"
+)
+
+func main() {
+	root := flag.String("root", "..", "repository root (holds specs/ and gen/go.mod)")
+	out := flag.String("out", "", "file to write, e.g. ../gen/README.md")
+	flag.Parse()
+	if *out == "" {
+		fmt.Fprintln(os.Stderr, "usage: genreadme -root DIR -out FILE")
+		os.Exit(2)
+	}
+	page, err := render(*root)
+	if err == nil {
+		err = os.WriteFile(*out, page, 0o644)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "genreadme:", err)
+		os.Exit(1)
+	}
+}
+
+// api is one document of specs/ and the Go packages generated from it.
+type api struct {
+	Title   string
+	Version string
+	Spec    string // specs/openapi/content.yaml
+	Client  string // import path of the client and models
+	Server  string // import path of the strict server and embedded spec
+}
+
+// module is what the page is filled with.
+type module struct {
+	Path   string // github.com/videotpl/platform/gen
+	Major  string // v1
+	APIs   []api
+	Events api // the AsyncAPI document; Client is package events
+}
+
+// info is the part of an OpenAPI or AsyncAPI document the page shows.
+type info struct {
+	Info struct {
+		Title   string `yaml:"title"`
+		Version string `yaml:"version"`
+	} `yaml:"info"`
+}
+
+var semver = regexp.MustCompile(`^(\d+)\.\d+\.\d+$`)
+
+func render(root string) ([]byte, error) {
+	modPath, err := modulePath(filepath.Join(root, "gen", "go.mod"))
+	if err != nil {
+		return nil, err
+	}
+	m := module{Path: modPath, Major: "v1"}
+	if i := strings.LastIndex(modPath, "/v"); i >= 0 && regexp.MustCompile(`^\d+$`).MatchString(modPath[i+2:]) {
+		m.Major = modPath[i+1:]
+	}
+	entries, err := os.ReadDir(filepath.Join(root, "specs", "codegen"))
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		service := e.Name()
+		a := api{Spec: "specs/openapi/" + service + ".yaml"}
+		if a.Title, a.Version, err = readInfo(filepath.Join(root, filepath.FromSlash(a.Spec))); err != nil {
+			return nil, err
+		}
+		if a.Client, err = packageOf(root, modPath, service, "client"); err != nil {
+			return nil, err
+		}
+		if a.Server, err = packageOf(root, modPath, service, "server"); err != nil {
+			return nil, err
+		}
+		m.APIs = append(m.APIs, a)
+	}
+	if len(m.APIs) == 0 {
+		return nil, errors.New("specs/codegen holds no service")
+	}
+	m.Events = api{Spec: "specs/asyncapi/events.yaml", Client: modPath + "/events"}
+	if m.Events.Title, m.Events.Version, err = readInfo(filepath.Join(root, "specs", "asyncapi", "events.yaml")); err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := page.Execute(&buf, m); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func modulePath(goMod string) (string, error) {
+	raw, err := os.ReadFile(goMod)
+	if err != nil {
+		return "", err
+	}
+	for _, line := range strings.Split(string(raw), "\n") {
+		if p, ok := strings.CutPrefix(strings.TrimSpace(line), "module "); ok {
+			return strings.Trim(strings.TrimSpace(p), `"`), nil
+		}
+	}
+	return "", fmt.Errorf("%s declares no module", goMod)
+}
+
+func readInfo(spec string) (title, version string, err error) {
+	raw, err := os.ReadFile(spec)
+	if err != nil {
+		return "", "", err
+	}
+	var doc info
+	if err := yaml.Unmarshal(raw, &doc); err != nil {
+		return "", "", fmt.Errorf("%s: %w", spec, err)
+	}
+	if doc.Info.Title == "" || !semver.MatchString(doc.Info.Version) {
+		return "", "", fmt.Errorf("%s: info.title and a MAJOR.MINOR.PATCH info.version are required", spec)
+	}
+	return doc.Info.Title, doc.Info.Version, nil
+}
+
+// packageOf is the import path of the package an oapi-codegen configuration writes into.
+func packageOf(root, modPath, service, part string) (string, error) {
+	name := filepath.Join(root, "specs", "codegen", service, part+".yaml")
+	raw, err := os.ReadFile(name)
+	if err != nil {
+		return "", err
+	}
+	var c struct {
+		Output string `yaml:"output"`
+	}
+	if err := yaml.Unmarshal(raw, &c); err != nil {
+		return "", fmt.Errorf("%s: %w", name, err)
+	}
+	dir, ok := strings.CutPrefix(path.Dir(c.Output), "gen/")
+	if !ok {
+		return "", fmt.Errorf("%s: output %q is not under gen/", name, c.Output)
+	}
+	return modPath + "/" + dir, nil
+}
+
+var page = template.Must(template.New("README.md").Parse(`<!-- Code generated by tools/genreadme from specs/ and gen/go.mod. DO NOT EDIT. -->
+# {{.Path}}
+
+The Go SDK of the platform's APIs, generated from their contracts in ` + "`specs/`" + ` by ` + "`make generate`" + `
+(oapi-codegen, sqlc, tools/eventgen). Nothing here is edited by hand: CI fails when
+` + "`make generate`" + ` would change a file.
+
+## Packages
+
+| import | holds | spec |
+|---|---|---|
+{{- range .APIs}}
+| ` + "`{{.Client}}`" + ` | {{.Title}}: models and client (` + "`NewClientWithResponses`" + `) | ` + "`{{.Spec}}`" + ` {{.Version}} |
+{{- end}}
+| ` + "`{{.Events.Client}}`" + ` | {{.Events.Title}}: envelope and payload types, validation | ` + "`{{.Events.Spec}}`" + ` {{.Events.Version}} |
+{{- range .APIs}}
+| ` + "`{{.Server}}`" + ` | the service's side of the {{.Title}}: strict echo server, embedded spec | ` + "`{{.Spec}}`" + ` |
+{{- end}}
+| ` + "`{{.Path}}/db/...`" + ` | the services' database code (sqlc) | not an API: no compatibility promise |
+
+A client package imports the oapi-codegen runtime and google/uuid, never echo or kin-openapi:
+those belong to the server packages, which only the services import (` + "`specs/sdk_test.go`" + `
+checks it with ` + "`go list -deps`" + `).
+
+## Pin a version
+
+` + "```sh" + `
+go get {{.Path}}@{{.Major}}.2.0
+` + "```" + `
+
+The module lives in the ` + "`gen/`" + ` directory of the repository, so each of its versions is a git tag
+prefixed with that directory: version {{.Major}}.2.0 is the tag ` + "`gen/{{.Major}}.2.0`" + `. Ask for the version
+(` + "`@{{.Major}}.2.0`" + `); the go command finds the prefixed tag. Until the module is served by a module proxy,
+a consumer adds ` + "`replace {{.Path}} => <path to a checkout>/gen`" + ` to its go.mod
+(` + "`e2e/examples/go.mod`" + ` is such a module).
+
+` + "```go" + `
+import "{{(index .APIs 0).Client}}"
+` + "```" + `
+
+## Versions and releases
+
+The module is versioned with the specs. A release tags ` + "`gen/vX.Y.Z`" + ` on main whenever a spec's
+` + "`info.version`" + ` has changed since the previous ` + "`gen/`" + ` tag:
+
+- X, the major version, is the highest major version of the specs ({{.Major}} today, in the module path from
+  v2 on: ` + "`{{.Path}}/v2`" + `, as Go's import compatibility rule requires).
+  ` + "`make breaking`" + ` allows a breaking change to a spec only with a new major version of that spec.
+- Y.Z follows the biggest change among the specs: a new minor version of any spec makes the next
+  minor version of the module, patch versions alone the next patch version. A change of the
+  generated code that no spec version accounts for (a new generator) is a patch version.
+- The TypeScript SDKs (` + "`gen/ts/<service>`" + `, npm ` + "`@videotpl/<service>-sdk`" + `) carry their own spec's
+  ` + "`info.version`" + `.
+
+The specs in this version of the module:
+
+| spec | version |
+|---|---|
+{{- range .APIs}}
+| ` + "`{{.Spec}}`" + ` | {{.Version}} |
+{{- end}}
+| ` + "`{{.Events.Spec}}`" + ` | {{.Events.Version}} |
+
+A release names them in the tag's message:
+
+` + "```sh" + `
+git tag -a gen/{{.Major}}.2.0 -m "gen {{.Major}}.2.0:{{range .APIs}} {{.Title}} {{.Version}};{{end}} {{.Events.Title}} {{.Events.Version}}"
+git push origin gen/{{.Major}}.2.0
+` + "```" + `
+`))
