@@ -110,15 +110,6 @@ func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) (err
 	return nil
 }
 
-// PostgreSQL error codes the stores translate.
-const (
-	CodeUniqueViolation     = "23505"
-	CodeForeignKeyViolation = "23503"
-	CodeCheckViolation      = "23514"
-	CodeNotNullViolation    = "23502"
-	CodeInvalidText         = "22P02"
-)
-
 // Constraint reports the PostgreSQL error code and constraint name of err, if it is a
 // server error.
 func Constraint(err error) (code, constraint string, ok bool) {
