@@ -13,20 +13,19 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
-// devSecret signs the development JWTs of the services the tests start.
-const devSecret = "e2e-test-secret-0123456789abcdef0123456789"
-
 // orgboardServer migrates a fresh database with `orgboard migrate` (the Job's command) and
-// serves it; it returns the process and its base URL.
-func orgboardServer(t *testing.T) (*process, string) {
+// serves it, verifying issuer's tokens with the keys of its JWKS as a production deployment
+// does; it returns the process and its base URL.
+func orgboardServer(t *testing.T, issuer *authtest.Issuer) (*process, string) {
 	t.Helper()
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
-	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL()}
+	issuer.ServeJWKS(t)
+	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL()}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}
@@ -35,15 +34,6 @@ func orgboardServer(t *testing.T) (*process, string) {
 	base := "http://" + addr
 	waitReady(t, p, base, 30*time.Second)
 	return p, base
-}
-
-func userToken(t *testing.T, sub, tenant uuid.UUID, roles ...string) string {
-	t.Helper()
-	tok, err := auth.MintJWT([]byte(devSecret), "videotpl-dev", "videotpl", sub, tenant, roles, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
 }
 
 // nodeBin is where the pinned npm tools are (scripts/test.sh exports NODE_BIN).
@@ -132,9 +122,10 @@ func TestESModuleAndCommonJSProgramsCallARunningServiceThroughTheSDKThatMakeSdkB
 		t.Fatalf("the CommonJS program does not require() the SDK (%v):\n%s", err, js)
 	}
 
-	_, base := orgboardServer(t)
+	issuer := authtest.New(t)
+	_, base := orgboardServer(t, issuer)
 	name := "TS SDK org " + uuid.NewString()[:8]
-	token := userToken(t, uuid.New(), uuid.New())
+	token := issuer.Token(t, authtest.ViaJWKS())
 	out := runCmd(t, esm, nil, "node", filepath.Join("dist", "main.js"), base, token, name)
 
 	var got struct {
@@ -241,9 +232,10 @@ func TestTheGoExamplesBuildOutsideTheWorkspaceAndCallARunningService(t *testing.
 		}
 	}
 
-	_, base := orgboardServer(t)
+	issuer := authtest.New(t)
+	_, base := orgboardServer(t, issuer)
 	cmd := exec.Command(filepath.Join(bin, "orgboard"), "-base", base, "-name", "Go example org")
-	cmd.Env = append(os.Environ(), "TOKEN="+userToken(t, uuid.New(), uuid.New()))
+	cmd.Env = append(os.Environ(), "TOKEN="+issuer.Token(t, authtest.ViaJWKS()))
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("orgboard example: %v\n%s", err, out)

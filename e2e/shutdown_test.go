@@ -20,6 +20,7 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
@@ -80,7 +81,8 @@ func (h *heldRequest) finish(t *testing.T) (int, []byte) {
 func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
-	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + amqpURL(), "LOG_LEVEL=info"}
+	issuer := authtest.New(t)
+	env := append([]string{"DATABASE_URL=" + dbURL, "AMQP_URL=" + amqpURL(), "LOG_LEVEL=info"}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}
@@ -90,7 +92,7 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	waitReady(t, p, "http://"+addr, 30*time.Second)
 
 	user := uuid.New()
-	token := userToken(t, user, uuid.New())
+	token := issuer.Token(t, authtest.Subject(user))
 	const inFlight = 8
 	var held []*heldRequest
 	names := map[string]bool{}
@@ -136,7 +138,7 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	// Every request that completed during the drain was committed.
 	p2 := startProcess(t, bin, serve, "serve")
 	waitReady(t, p2, "http://"+addr, 30*time.Second)
-	c, err := orgboard.NewClientWithResponses("http://"+addr, orgboard.WithRequestEditorFn(bearer(token)))
+	c, err := orgboard.NewClientWithResponses("http://"+addr, orgboard.WithRequestEditorFn(authtest.Bearer(token)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,13 +151,6 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	}
 	if len(names) > 0 {
 		t.Errorf("organizations created by in-flight requests are missing after the restart: %v", names)
-	}
-}
-
-func bearer(token string) func(context.Context, *http.Request) error {
-	return func(_ context.Context, req *http.Request) error {
-		req.Header.Set("Authorization", "Bearer "+token)
-		return nil
 	}
 }
 
@@ -236,14 +231,16 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	bin := serviceBinary(t, "renderevents")
 	cfg := isolatedBus(t)
 	_, dbURL := pgtest.NewDB(t)
+	issuer := authtest.New(t)
 	env := []string{
-		"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info",
+		"DATABASE_URL=" + dbURL, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info",
 		"BUS_SERVICE=" + cfg.Service, "EVENTS_EXCHANGE=" + cfg.EventsExchange,
 		"PROGRESS_EXCHANGE=" + cfg.ProgressExchange, "DEAD_LETTER_EXCHANGE=" + cfg.DeadLetterExchange,
 		// One event per transaction and a bounded prefetch: the stream takes long enough for
 		// SIGTERM to land in its middle, with deliveries in flight.
 		"CONSUMER_BATCH_SIZE=1", "CONSUMER_PREFETCH=64", "SHUTDOWN_DRAIN=15s",
 	}
+	env = append(env, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("renderevents migrate: %v", err)
 	}
@@ -290,7 +287,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	p := startProcess(t, bin, serve, "serve")
 	base := "http://" + addr
 	waitReady(t, p, base, 30*time.Second)
-	c, err := renderevents.NewClientWithResponses(base+"/v1", renderevents.WithRequestEditorFn(bearer(userToken(t, uuid.New(), tenant))))
+	c, err := renderevents.NewClientWithResponses(base+"/v1", renderevents.WithRequestEditorFn(authtest.Bearer(issuer.Token(t, authtest.Tenant(tenant)))))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,7 @@ const (
 	TooLarge                     // body or file above its bound (413)
 	UnsupportedMedia             // media type not accepted (415)
 	Unprocessable                // well-formed but semantically refused, only where a contract asks (422)
-	Unavailable                  // a dependency is down; the caller may retry (503)
+	Unavailable                  // a dependency is down, or the work collided with concurrent work; the caller may retry (503)
 	NotImplemented               // the operation is declared but not provided yet (501)
 )
 

@@ -22,20 +22,12 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/telemetry"
 )
-
-const (
-	issuer   = "https://id.videotpl.test"
-	audience = "videotpl"
-	svcToken = "svc_renderer-token-for-tests"
-	rdToken  = "svc_reader-token-for-tests" // no scopes
-)
-
-var secret = []byte("0123456789abcdef0123456789abcdef")
 
 // syncBuffer collects log output written by server goroutines.
 type syncBuffer struct {
@@ -69,17 +61,18 @@ type fixture struct {
 	logs   *syncBuffer
 	userID uuid.UUID
 	tenant uuid.UUID
+	issuer *authtest.Issuer
+	// svcToken is the "renderer" service token with content:admin; rdToken has no scopes.
+	svcToken, rdToken string
 	// uploadStarted is closed when the upload handler has read the first KiB of a file.
 	uploadStarted chan struct{}
 }
 
-func (f *fixture) jwt(t testing.TB, key []byte, aud string, ttl time.Duration) string {
+// jwt is a token of the fixture's user, an editor; claims adjust it.
+func (f *fixture) jwt(t testing.TB, claims ...authtest.Claim) string {
 	t.Helper()
-	tok, err := auth.MintJWT(key, issuer, aud, f.userID, f.tenant, []string{"editor"}, ttl)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+	user := []authtest.Claim{authtest.Subject(f.userID), authtest.Tenant(f.tenant), authtest.Roles("editor")}
+	return f.issuer.Token(t, append(user, claims...)...)
 }
 
 // newServer builds the test service: the spec's operations plus a few routes outside the spec
@@ -87,14 +80,9 @@ func (f *fixture) jwt(t testing.TB, key []byte, aud string, ttl time.Duration) s
 func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	t.Helper()
 	logs := &syncBuffer{}
-	tokens, err := auth.ParseServiceTokens("renderer:" + auth.HashServiceToken(svcToken) + ":content:admin;reader:" + auth.HashServiceToken(rdToken) + ":")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := auth.NewAuthenticator(auth.Config{Issuer: issuer, Audience: audience, HS256Secret: secret, ServiceTokens: tokens})
-	if err != nil {
-		t.Fatal(err)
-	}
+	issuer := authtest.New(t)
+	svcToken := issuer.ServiceToken(t, "renderer", "content:admin")
+	rdToken := issuer.ServiceToken(t, "reader")
 	tel, err := telemetry.Setup(context.Background(), "things", telemetry.Config{})
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +91,7 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		Service:   "things",
 		Logger:    telemetry.NewLogger(logs, slog.LevelDebug, "things"),
 		Spec:      loadSpec(t),
-		Auth:      a,
+		Auth:      issuer.Authenticator(t),
 		Telemetry: tel,
 	}
 	if tune != nil {
@@ -177,7 +165,8 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	})
 	e.GET("/x/panic", func(c echo.Context) error { panic("secret internals: dsn=postgres://u:p@db") })
 	e.GET("/x/plain-error", func(c echo.Context) error { return fmt.Errorf("pq: password authentication failed") })
-	return &fixture{url: httpxtest.Start(t, e), logs: logs, userID: uuid.New(), tenant: uuid.New(), uploadStarted: started}
+	return &fixture{url: httpxtest.Start(t, e), logs: logs, userID: uuid.New(), tenant: uuid.New(), uploadStarted: started,
+		issuer: issuer, svcToken: svcToken, rdToken: rdToken}
 }
 
 type reply struct {
@@ -229,7 +218,7 @@ func do(t testing.TB, method, url, token, contentType, body string, header ...st
 
 func TestAuthenticationHonoursEachOperationsSecurity(t *testing.T) {
 	f := newServer(t, nil)
-	valid := f.jwt(t, secret, audience, time.Hour)
+	valid := f.jwt(t)
 	tests := []struct {
 		name, method, path, token string
 		contentType, body         string
@@ -242,23 +231,23 @@ func TestAuthenticationHonoursEachOperationsSecurity(t *testing.T) {
 			status: 200, principal: "user:" + f.userID.String()},
 		{name: "no token on a secured operation is refused", method: "GET", path: "/v1/things",
 			status: 401, challenge: `Bearer realm="things"`},
-		{name: "an expired JWT is refused", method: "GET", path: "/v1/things", token: f.jwt(t, secret, audience, -time.Minute),
+		{name: "an expired JWT is refused", method: "GET", path: "/v1/things", token: f.jwt(t, authtest.ExpiresIn(-time.Minute)),
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="token is expired"`},
-		{name: "a wrongly signed JWT is refused", method: "GET", path: "/v1/things", token: f.jwt(t, []byte("ffffffffffffffffffffffffffffffff"), audience, time.Hour),
+		{name: "a wrongly signed JWT is refused", method: "GET", path: "/v1/things", token: authtest.New(t).Token(t),
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="token signature is invalid"`},
-		{name: "a JWT for another audience is refused", method: "GET", path: "/v1/things", token: f.jwt(t, secret, "billing", time.Hour),
+		{name: "a JWT for another audience is refused", method: "GET", path: "/v1/things", token: f.jwt(t, authtest.Audience("billing")),
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="token audience is not accepted"`},
-		{name: "a service token is accepted where ServiceToken is one of the requirements", method: "GET", path: "/v1/things", token: svcToken,
+		{name: "a service token is accepted where ServiceToken is one of the requirements", method: "GET", path: "/v1/things", token: f.svcToken,
 			status: 200, principal: "service:" + uuid.Nil.String() + ":renderer"},
 		{name: "an unknown service token is refused", method: "GET", path: "/v1/things", token: "svc_stolen",
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="service token is not recognised"`},
-		{name: "a service token is accepted on a ServiceToken-only operation", method: "POST", path: "/v1/admin/servers", token: svcToken,
+		{name: "a service token is accepted on a ServiceToken-only operation", method: "POST", path: "/v1/admin/servers", token: f.svcToken,
 			status: 204, principal: "service:"},
 		{name: "a valid JWT is refused on a ServiceToken-only operation", method: "POST", path: "/v1/admin/servers", token: valid,
 			status: 401, challenge: `Bearer realm="things", error="invalid_token", error_description="user tokens are not accepted for this operation"`},
-		{name: "a service token with the scope a requirement names is accepted", method: "POST", path: "/v1/admin/purge", token: svcToken,
+		{name: "a service token with the scope a requirement names is accepted", method: "POST", path: "/v1/admin/purge", token: f.svcToken,
 			status: 204},
-		{name: "a service token without the scope a requirement names is forbidden", method: "POST", path: "/v1/admin/purge", token: rdToken,
+		{name: "a service token without the scope a requirement names is forbidden", method: "POST", path: "/v1/admin/purge", token: f.rdToken,
 			status: 403, challenge: `Bearer realm="things", error="insufficient_scope", error_description="the token lacks scope 'content:admin'"`},
 		{name: "a public operation needs no token", method: "GET", path: "/v1/public", status: 200},
 		{name: "a public operation ignores a bad token", method: "GET", path: "/v1/public", token: "garbage", status: 200},
@@ -292,7 +281,7 @@ func TestAuthenticationHonoursEachOperationsSecurity(t *testing.T) {
 
 func TestRequestValidation(t *testing.T) {
 	f := newServer(t, func(o *httpx.Options) { o.BodyLimit = 256 })
-	tok := f.jwt(t, secret, audience, time.Hour)
+	tok := f.jwt(t)
 	tests := []struct {
 		name, method, path, contentType, body string
 		status                                int
@@ -359,7 +348,7 @@ func TestUploadStreamsPastTheDefaultBodyLimit(t *testing.T) {
 	mw := multipart.NewWriter(pw)
 	req, _ := http.NewRequest("POST", url+"/v1/uploads", pr)
 	req.Header.Set("Content-Type", mw.FormDataContentType())
-	req.Header.Set("Authorization", "Bearer "+svcToken)
+	req.Header.Set("Authorization", "Bearer "+f.svcToken)
 
 	type result struct {
 		status int
@@ -403,19 +392,19 @@ func TestUploadStreamsPastTheDefaultBodyLimit(t *testing.T) {
 
 	t.Run("an upload above the operation's own limit is a 413", func(t *testing.T) {
 		big := bytes.Repeat([]byte("y"), 2<<20)
-		r := do(t, "POST", url+"/v1/uploads", svcToken, "multipart/form-data; boundary=b", string(big))
+		r := do(t, "POST", url+"/v1/uploads", f.svcToken, "multipart/form-data; boundary=b", string(big))
 		if r.status != 413 || r.problem.Type != httpx.ProblemTypeBase+"too_large" {
 			t.Fatalf("status %d %s", r.status, r.body[:min(200, len(r.body))])
 		}
 	})
 	t.Run("an upload in another media type is a 415 without reading it", func(t *testing.T) {
-		r := do(t, "POST", url+"/v1/uploads", svcToken, "application/octet-stream", "abc")
+		r := do(t, "POST", url+"/v1/uploads", f.svcToken, "application/octet-stream", "abc")
 		if r.status != 415 {
 			t.Fatalf("status %d", r.status)
 		}
 	})
 	t.Run("a multipart body without a boundary is a 400 naming the header", func(t *testing.T) {
-		r := do(t, "POST", url+"/v1/uploads", svcToken, "multipart/form-data", "--x--")
+		r := do(t, "POST", url+"/v1/uploads", f.svcToken, "multipart/form-data", "--x--")
 		if r.status != 400 || len(r.problem.Errors) != 1 || r.problem.Errors[0].Field != "header.Content-Type" {
 			t.Fatalf("status %d %s", r.status, r.body)
 		}

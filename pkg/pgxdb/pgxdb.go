@@ -1,23 +1,20 @@
-// Package pgxdb opens PostgreSQL pools, applies a service's embedded goose migrations and
-// runs transactions. Every service keeps its own database; nothing here knows their tables.
+// Package pgxdb opens PostgreSQL pools, applies a service's embedded goose migrations, runs
+// transactions and translates database errors into errs kinds. Every service keeps its own
+// database; nothing here knows their tables.
 package pgxdb
 
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/jackc/pgx/v5/stdlib"
 	"github.com/pressly/goose/v3"
 	"github.com/pressly/goose/v3/lock"
-
-	"github.com/videotpl/platform/pkg/errs"
 )
 
 // Open connects a pool and checks that the server answers.
@@ -108,32 +105,4 @@ func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) (err
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// PostgreSQL error codes the stores translate.
-const (
-	CodeUniqueViolation     = "23505"
-	CodeForeignKeyViolation = "23503"
-	CodeCheckViolation      = "23514"
-	CodeNotNullViolation    = "23502"
-	CodeInvalidText         = "22P02"
-)
-
-// Constraint reports the PostgreSQL error code and constraint name of err, if it is a
-// server error.
-func Constraint(err error) (code, constraint string, ok bool) {
-	var pgErr *pgconn.PgError
-	if errors.As(err, &pgErr) {
-		return pgErr.Code, pgErr.ConstraintName, true
-	}
-	return "", "", false
-}
-
-// NotFound turns pgx.ErrNoRows into a NotFound error naming what was looked for; other
-// errors pass through unchanged.
-func NotFound(err error, what string) error {
-	if errors.Is(err, pgx.ErrNoRows) {
-		return errs.E(errs.NotFound, what+" not found")
-	}
-	return err
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 )
@@ -33,19 +33,14 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 
-const token = "svc_httpxtest"
-
 func TestValidatingDoerReportsResponsesTheSpecDoesNotDeclare(t *testing.T) {
 	spec, err := openapi3.NewLoader().LoadFromFile("../testdata/spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	tokens, _ := auth.ParseServiceTokens("tests:" + auth.HashServiceToken(token) + ":")
-	a, err := auth.NewAuthenticator(auth.Config{ServiceTokens: tokens})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpx.New(httpx.Options{Service: "things", Spec: spec, Auth: a, Logger: slog.New(slog.DiscardHandler)})
+	issuer := authtest.New(t)
+	token := issuer.ServiceToken(t, "tests")
+	e, err := httpx.New(httpx.Options{Service: "things", Spec: spec, Auth: issuer.Authenticator(t), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,12 @@ package pgtest_test
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"testing/fstest"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -36,9 +38,9 @@ func TestUniqueViolationIsReportedWithItsConstraint(t *testing.T) {
 	db, _ := pgtest.NewDB(t, widgets)
 	_, _ = db.Exec(ctx, "INSERT INTO widgets VALUES (1, 'one')")
 	_, err := db.Exec(ctx, "INSERT INTO widgets VALUES (2, 'one')")
-	code, constraint, ok := pgxdb.Constraint(err)
-	if !ok || code != pgxdb.CodeUniqueViolation || constraint != "widgets_name_key" {
-		t.Fatalf("got code=%q constraint=%q ok=%v; want 23505 widgets_name_key", code, constraint, ok)
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != pgxdb.CodeUniqueViolation || pgErr.ConstraintName != "widgets_name_key" {
+		t.Fatalf("got %v; want 23505 on widgets_name_key", err)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/services/content/internal/seed"
 )
 
@@ -180,7 +181,7 @@ func TestComments(t *testing.T) {
 func TestMediaOperationsAreNotImplementedYet(t *testing.T) {
 	ev := newEnv(t)
 	project := ev.publishedProject("tpl")
-	token := jwt(t, uuid.New(), uuid.New(), "admin")
+	token := ev.auth.Token(t, authtest.Roles("admin"))
 	for _, tc := range []struct{ method, path, body string }{
 		{"POST", "/v1/projects/" + project.String() + "/aep/start-upload", `{"filename":"a.aep","total_size_bytes":400000000}`},
 		{"GET", "/v1/svg-previews/" + uuid.NewString(), ""},

@@ -46,6 +46,10 @@ func TestContainerWrites(t *testing.T) {
 		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "Not A Slug", Name: "x", PrimaryMode: "video"}, ev.admin)
 		want(t, r, err, 400)
 	})
+	t.Run("a NUL character in a text field is 400, not a fault of ours", func(t *testing.T) {
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "nul", Name: "nul\x00inside", PrimaryMode: "video"}, ev.admin)
+		want(t, r, err, 400)
+	})
 	t.Run("a user without the admin role gets 403", func(t *testing.T) {
 		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "mine", Name: "Mine", PrimaryMode: "video"}, ev.user)
 		want(t, r, err, 403)

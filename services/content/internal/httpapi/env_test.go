@@ -14,7 +14,7 @@ import (
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -24,16 +24,11 @@ import (
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
-const (
-	secret   = "component-test-secret-0123456789abcdef"
-	issuer   = "videotpl-test"
-	audience = "videotpl"
-)
-
 // env is one content service on its own database, served on loopback, with a client whose
 // every response is validated against the spec and the credentials of the test's callers.
 type env struct {
 	t                testing.TB
+	auth             *authtest.Issuer // signs the callers' tokens
 	pool             *pgxpool.Pool
 	dbURL            string
 	base             string
@@ -74,18 +69,11 @@ func openPool(t testing.TB, cfg *pgxpool.Config) *pgxpool.Pool {
 // newEnvOn serves the API on an existing pool (e.g. one with a query tracer).
 func newEnvOn(t testing.TB, pool *pgxpool.Pool, dbURL string) *env {
 	t.Helper()
-	svcToken, _ := auth.GenerateServiceToken()
-	admToken, _ := auth.GenerateServiceToken()
-	authn, err := auth.NewAuthenticator(auth.Config{Issuer: issuer, Audience: audience, HS256Secret: []byte(secret),
-		ServiceTokens: []auth.ServiceToken{
-			{Name: "render-farm", SHA256: auth.HashServiceToken(svcToken)},
-			{Name: "cms-admin", SHA256: auth.HashServiceToken(admToken), Scopes: []string{"content:admin"}},
-		}})
-	if err != nil {
-		t.Fatal(err)
-	}
+	issuer := authtest.New(t)
+	svcToken := issuer.ServiceToken(t, "render-farm")
+	admToken := issuer.ServiceToken(t, "cms-admin", "content:admin")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := httpapi.NewHTTP(httpapi.New(app.New(store.New(pool)), nil), httpapi.HTTPOptions{Auth: authn, Logger: log})
+	e, err := httpapi.NewHTTP(httpapi.New(app.New(store.New(pool)), nil), httpapi.HTTPOptions{Auth: issuer.Authenticator(t), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,30 +86,14 @@ func newEnvOn(t testing.TB, pool *pgxpool.Pool, dbURL string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &env{t: t, pool: pool, dbURL: dbURL, base: base, c: c, userID: uuid.New(), tenantID: uuid.New()}
-	ev.admin = bearer(jwt(t, uuid.New(), uuid.New(), "admin"))
-	ev.user = bearer(jwt(t, ev.userID, ev.tenantID))
-	ev.other = bearer(jwt(t, uuid.New(), uuid.New()))
-	ev.svc = bearer(svcToken)
-	ev.svcAdm = bearer(admToken)
+	ev := &env{t: t, auth: issuer, pool: pool, dbURL: dbURL, base: base, c: c, userID: uuid.New(), tenantID: uuid.New()}
+	ev.admin = authtest.Bearer(issuer.Token(t, authtest.Roles("admin")))
+	ev.user = authtest.Bearer(issuer.Token(t, authtest.Subject(ev.userID), authtest.Tenant(ev.tenantID)))
+	ev.other = authtest.Bearer(issuer.Token(t))
+	ev.svc = authtest.Bearer(svcToken)
+	ev.svcAdm = authtest.Bearer(admToken)
 	ev.anon = func(context.Context, *http.Request) error { return nil }
 	return ev
-}
-
-func jwt(t testing.TB, sub, tenant uuid.UUID, roles ...string) string {
-	t.Helper()
-	tok, err := auth.MintJWT([]byte(secret), issuer, audience, sub, tenant, roles, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-func bearer(token string) content.RequestEditorFn {
-	return func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+token)
-		return nil
-	}
 }
 
 func ctx(t testing.TB) context.Context {

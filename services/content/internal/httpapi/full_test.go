@@ -132,7 +132,7 @@ func BenchmarkProjectFull(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+jwt(b, uuid.New(), uuid.New()))
+	req.Header.Set("Authorization", "Bearer "+ev.auth.Token(b))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

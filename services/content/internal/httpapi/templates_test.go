@@ -216,7 +216,7 @@ func BenchmarkTemplateSearch(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	req.Header.Set("Authorization", "Bearer "+jwt(b, uuid.New(), uuid.New()))
+	req.Header.Set("Authorization", "Bearer "+ev.auth.Token(b))
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {

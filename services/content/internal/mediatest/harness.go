@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"testing"
@@ -16,7 +15,7 @@ import (
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -26,13 +25,6 @@ import (
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/internal/svgpreview"
 	"github.com/videotpl/platform/services/content/migrations"
-)
-
-// JWT settings of the harness's authenticator.
-const (
-	Secret   = "media-test-secret-0123456789abcdef0123"
-	Issuer   = "videotpl-test"
-	Audience = "videotpl"
 )
 
 // AMQPURL is the test broker (AMQP_TEST_URL, default the local RabbitMQ).
@@ -76,6 +68,8 @@ type Harness struct {
 	TenantID    uuid.UUID
 	// AdminToken is the admin's bearer token (for requests built by hand).
 	AdminToken string
+	// Auth signs the callers' tokens; its Env configures a content process to accept them.
+	Auth *authtest.Issuer
 	Log        *slog.Logger
 
 	running *store.MediaBus
@@ -119,11 +113,8 @@ func Start(t testing.TB, o Options) *Harness {
 		h.StartBus()
 	}
 
-	authn, err := auth.NewAuthenticator(auth.Config{Issuer: Issuer, Audience: Audience, HS256Secret: []byte(Secret)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(httpapi.New(a, h.Media), httpapi.HTTPOptions{Auth: authn, Logger: h.Log,
+	h.Auth = authtest.New(t)
+	e, err := httpapi.NewHTTP(httpapi.New(a, h.Media), httpapi.HTTPOptions{Auth: h.Auth.Authenticator(t), Logger: h.Log,
 		OperationBodyLimits: httpapi.MediaBodyLimits(h.Media)})
 	if err != nil {
 		t.Fatal(err)
@@ -136,9 +127,9 @@ func Start(t testing.TB, o Options) *Harness {
 	if h.Client, err = content.NewClientWithResponses(h.URL+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil))); err != nil {
 		t.Fatal(err)
 	}
-	h.AdminToken = JWT(t, uuid.New(), h.TenantID, "admin")
-	h.Admin = Bearer(h.AdminToken)
-	h.User = Bearer(JWT(t, uuid.New(), h.TenantID))
+	h.AdminToken = h.Auth.Token(t, authtest.Tenant(h.TenantID), authtest.Roles("admin"))
+	h.Admin = authtest.Bearer(h.AdminToken)
+	h.User = authtest.Bearer(h.Auth.Token(t, authtest.Tenant(h.TenantID)))
 	return h
 }
 
@@ -182,24 +173,6 @@ func (h *Harness) removeTopology() {
 	_ = ch.ExchangeDelete(h.Bus.DeadLetterExchange, false, false)
 	if h.Bus.EventsExchange != bus.DefaultEventsExchange {
 		_ = ch.ExchangeDelete(h.Bus.EventsExchange, false, false)
-	}
-}
-
-// JWT mints a token of the harness's authenticator.
-func JWT(t testing.TB, sub, tenant uuid.UUID, roles ...string) string {
-	t.Helper()
-	tok, err := auth.MintJWT([]byte(Secret), Issuer, Audience, sub, tenant, roles, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
-}
-
-// Bearer sends token in the Authorization header.
-func Bearer(token string) content.RequestEditorFn {
-	return func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+token)
-		return nil
 	}
 }
 

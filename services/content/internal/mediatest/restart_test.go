@@ -57,11 +57,10 @@ func startService(t *testing.T, bin string, h *mt.Harness, env ...string) *servi
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(),
 		"HTTP_ADDR="+addr, "DATABASE_URL="+h.DBURL, "LOG_LEVEL=info",
-		"JWT_HS256_SECRET="+mt.Secret, "JWT_ISSUER="+mt.Issuer, "JWT_AUDIENCE="+mt.Audience,
 		"AMQP_URL="+h.Bus.AMQPURL, "AMQP_EVENTS_EXCHANGE="+h.Bus.EventsExchange, "AMQP_SERVICE_NAME="+h.Bus.Service,
 		"S3_ENDPOINT="+s3.Endpoint, "S3_REGION="+s3.Region, "S3_ACCESS_KEY="+s3.AccessKey, "S3_SECRET_KEY="+s3.SecretKey,
 		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s")
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(append(cmd.Env, h.Auth.Env()...), env...)
 	s := &service{t: t, cmd: cmd, base: "http://" + addr, log: &bytes.Buffer{}, done: make(chan error, 1)}
 	var mu sync.Mutex
 	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return s.log.Write(p) })

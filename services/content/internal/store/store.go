@@ -1,13 +1,12 @@
 // Package store implements domain.Store on PostgreSQL through the sqlc queries of gen/db/content
-// (and, for the catalog search whose filters vary per request, SQL composed here). It maps
-// PostgreSQL constraint violations to the domain's errors in one table; sqlc row types never
-// leave the package.
+// (and, for the catalog search whose filters vary per request, SQL composed here). It reads
+// database errors through pgxdb.Translate with one table of its constraints; sqlc row types
+// never leave the package.
 package store
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
@@ -47,9 +46,9 @@ func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
 	})
 }
 
-// violations maps constraint names to what the caller is told. Unique keys become the domain's
+// constraints maps constraint names to what the caller is told. Unique keys become the domain's
 // conflicts; references given in a body become 400 naming the field.
-var violations = map[string]error{
+var constraints = map[string]error{
 	"containers_slug_key":                   domain.ErrSlugTaken,
 	"categories_slug_key":                   domain.ErrCategorySlugTaken,
 	"categories_parent_id_fkey":             invalid("body.parent_id", "is not an existing category"),
@@ -81,20 +80,12 @@ var violations = map[string]error{
 
 func invalid(field, msg string) error { return errs.InvalidFields(errs.Field(field, msg)) }
 
-// translate maps a database error to the caller's error; notFound is used for pgx.ErrNoRows.
-func translate(err error, notFound error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, pgx.ErrNoRows) && notFound != nil {
-		return notFound
-	}
-	if _, constraint, ok := pgxdb.Constraint(err); ok {
-		if mapped, ok := violations[constraint]; ok {
-			return mapped
-		}
-	}
-	return err
+// translate is the store's one reading of database errors (pgxdb.Translate with the constraints
+// above); notFound stands for a missing row, nil leaves pgx.ErrNoRows to the caller. Every
+// foreign key of content cascades or nulls on delete, so a violation no entry names is a write
+// referring to a record that is gone: NotFound.
+func translate(err, notFound error) error {
+	return pgxdb.Translate(err, pgxdb.Errors{NotFound: notFound, Constraints: constraints, ForeignKey: errs.NotFound})
 }
 
 // decode reads a jsonb column into v; an empty column leaves v as it is.

@@ -20,7 +20,7 @@ import (
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -110,11 +110,8 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	if _, err := a.SeedBuiltinProfiles(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	authn, err := auth.NewAuthenticator(auth.Config{Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log})
+	issuer := authtest.New(t)
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: issuer.Authenticator(t), Logger: log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +125,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &agentsEnv{env: &env{t: t, pool: pool, client: client, ctx: context.Background()}, app: a, logs: logs, responses: responses}
+	return &agentsEnv{env: &env{t: t, auth: issuer, pool: pool, client: client, ctx: context.Background()}, app: a, logs: logs, responses: responses}
 }
 
 // gateway is a chat-completions server on loopback answering status with text; it counts calls

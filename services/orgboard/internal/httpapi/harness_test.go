@@ -8,14 +8,13 @@ import (
 	"net/http"
 	"reflect"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -24,22 +23,15 @@ import (
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
-const (
-	testIssuer   = "orgboard-test"
-	testAudience = "orgboard"
-	// Service tokens: one with the admin scope, one without.
-	adminServiceToken = "svc_admin-token-for-tests-only-0123456789abcdef"
-	plainServiceToken = "svc_plain-token-for-tests-only-0123456789abcdef"
-)
-
-var testSecret = []byte("orgboard-test-secret-at-least-32-bytes!!")
-
 // env is one running service on a fresh database, and a validating client for it.
 type env struct {
 	t      *testing.T
+	auth   *authtest.Issuer // signs the users' tokens
 	pool   *pgxpool.Pool
 	client *orgboard.ClientWithResponses
 	ctx    context.Context
+	// Service callers: one with the admin scope, one without (none when the env has no service tokens).
+	adminService, plainService caller
 }
 
 func newEnv(t *testing.T) *env {
@@ -47,17 +39,10 @@ func newEnv(t *testing.T) *env {
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
 	a := app.New(pool, app.Options{Logger: quiet})
-	authn, err := auth.NewAuthenticator(auth.Config{
-		Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret,
-		ServiceTokens: []auth.ServiceToken{
-			{Name: "ops-console", SHA256: auth.HashServiceToken(adminServiceToken), Scopes: []string{"orgboard:admin"}},
-			{Name: "reporting", SHA256: auth.HashServiceToken(plainServiceToken), Scopes: []string{"orgboard:read"}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet})
+	issuer := authtest.New(t)
+	adminService := caller{name: "admin service", token: issuer.ServiceToken(t, "ops-console", "orgboard:admin")}
+	plainService := caller{name: "plain service", token: issuer.ServiceToken(t, "reporting", "orgboard:read")}
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: issuer.Authenticator(t), Logger: quiet})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +55,8 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+	return &env{t: t, auth: issuer, pool: pool, client: client, ctx: context.Background(),
+		adminService: adminService, plainService: plainService}
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.
@@ -83,27 +69,17 @@ type caller struct {
 func (e *env) user(name string) caller {
 	e.t.Helper()
 	id, _ := uuid.NewV7()
-	tok, err := auth.MintJWT(testSecret, testIssuer, testAudience, id, uuid.New(), nil, time.Hour)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return caller{name: name, user: id, token: tok}
+	return caller{name: name, user: id, token: e.auth.Token(e.t, authtest.Subject(id))}
 }
 
-var (
-	anonymous    = caller{name: "anonymous"}
-	adminService = caller{name: "admin service", token: adminServiceToken}
-	plainService = caller{name: "plain service", token: plainServiceToken}
-)
+var anonymous = caller{name: "anonymous"}
 
 // as is the request editor adding c's credentials.
 func as(c caller) orgboard.RequestEditorFn {
-	return func(_ context.Context, r *http.Request) error {
-		if c.token != "" {
-			r.Header.Set("Authorization", "Bearer "+c.token)
-		}
-		return nil
+	if c.token == "" {
+		return func(context.Context, *http.Request) error { return nil }
 	}
+	return authtest.Bearer(c.token)
 }
 
 type statusCoder interface{ StatusCode() int }

@@ -9,40 +9,14 @@ import (
 
 	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
-
-// agentConstraintErrors maps the constraints of the agents tables (migrations 00100+) to the
-// errors callers see; mapAgentErr falls back to mapErr for the rest.
-var agentConstraintErrors = map[string]*errs.Error{
-	"api_configs_org_name_key":           errs.E(errs.Conflict, "the organization already has a model connection of that name"),
-	"tool_servers_org_name_key":          errs.E(errs.Conflict, "the organization already has a tool server of that name"),
-	"agent_profiles_org_key_version_key": errs.E(errs.Conflict, "the library already holds this profile_key and version"),
-	"agents_seat_id_key":                 errs.E(errs.Conflict, "the seat already has an agent"),
-	"agents_api_config_fkey":             errs.E(errs.Conflict, "the model connection is used by an agent"),
-	"agents_fallback_api_config_fkey":    errs.E(errs.Conflict, "the model connection is used by an agent as its fallback"),
-}
-
-func mapAgentErr(err error, what string) error {
-	if err == nil {
-		return nil
-	}
-	if _, constraint, ok := pgxdb.Constraint(err); ok {
-		if e, known := agentConstraintErrors[constraint]; known {
-			c := *e
-			c.Err = err
-			return &c
-		}
-	}
-	return mapErr(err, what)
-}
 
 // ---- model connections ----
 
 // InsertApiConfig stores a model connection.
 func (s *Store) InsertApiConfig(ctx context.Context, c domain.ApiConfig) error {
-	return mapAgentErr(s.q.InsertApiConfig(ctx, orgboarddb.InsertApiConfigParams{
+	return translate(s.q.InsertApiConfig(ctx, orgboarddb.InsertApiConfigParams{
 		ID: c.ID, OrganizationID: c.OrganizationID, Name: c.Name, Provider: c.Provider, Endpoint: c.Endpoint,
 		Model: c.Model, KeySealed: c.KeySealed, KeyHint: c.KeyHint, CreatedBy: c.CreatedBy, CreatedAt: c.CreatedAt,
 	}), "model connection")
@@ -52,7 +26,7 @@ func (s *Store) InsertApiConfig(ctx context.Context, c domain.ApiConfig) error {
 func (s *Store) GetApiConfig(ctx context.Context, id uuid.UUID) (domain.ApiConfig, error) {
 	r, err := s.q.GetApiConfig(ctx, id)
 	if err != nil {
-		return domain.ApiConfig{}, mapAgentErr(err, "model connection")
+		return domain.ApiConfig{}, translate(err, "model connection")
 	}
 	return apiConfig(r), nil
 }
@@ -74,7 +48,7 @@ func (s *Store) ListApiConfigs(ctx context.Context, org uuid.UUID) ([]domain.Api
 func (s *Store) DeleteApiConfig(ctx context.Context, id uuid.UUID) error {
 	n, err := s.q.DeleteApiConfig(ctx, id)
 	if err != nil {
-		return mapAgentErr(err, "model connection")
+		return translate(err, "model connection")
 	}
 	if n == 0 {
 		return errs.E(errs.NotFound, "model connection not found")
@@ -93,7 +67,7 @@ func apiConfig(r orgboarddb.ApiConfig) domain.ApiConfig {
 
 // InsertToolServer stores a tool server.
 func (s *Store) InsertToolServer(ctx context.Context, t domain.ToolServer) error {
-	return mapAgentErr(s.q.InsertToolServer(ctx, orgboarddb.InsertToolServerParams{
+	return translate(s.q.InsertToolServer(ctx, orgboarddb.InsertToolServerParams{
 		ID: t.ID, OrganizationID: t.OrganizationID, Name: t.Name, Url: t.URL, HeaderNames: nonNil(t.HeaderNames),
 		HeadersSealed: t.HeadersSealed, CreatedBy: t.CreatedBy, CreatedAt: t.CreatedAt,
 	}), "tool server")
@@ -103,7 +77,7 @@ func (s *Store) InsertToolServer(ctx context.Context, t domain.ToolServer) error
 func (s *Store) GetToolServer(ctx context.Context, id uuid.UUID) (domain.ToolServer, error) {
 	r, err := s.q.GetToolServer(ctx, id)
 	if err != nil {
-		return domain.ToolServer{}, mapAgentErr(err, "tool server")
+		return domain.ToolServer{}, translate(err, "tool server")
 	}
 	return toolServer(r), nil
 }
@@ -136,7 +110,7 @@ func (s *Store) DeleteToolServer(ctx context.Context, t domain.ToolServer) error
 	}
 	n, err := s.q.DeleteToolServer(ctx, t.ID)
 	if err != nil {
-		return mapAgentErr(err, "tool server")
+		return translate(err, "tool server")
 	}
 	if n == 0 {
 		return errs.E(errs.NotFound, "tool server not found")
@@ -164,7 +138,7 @@ func toolServer(r orgboarddb.ToolServer) domain.ToolServer {
 // InsertAgentProfile stores a profile; Conflict when its library already holds the key and
 // version.
 func (s *Store) InsertAgentProfile(ctx context.Context, p domain.AgentProfile) error {
-	return mapAgentErr(s.q.InsertAgentProfile(ctx, orgboarddb.InsertAgentProfileParams{
+	return translate(s.q.InsertAgentProfile(ctx, orgboarddb.InsertAgentProfileParams{
 		ID: p.ID, OrganizationID: p.OrganizationID, ProfileKey: p.Key, Version: p.Version, Name: p.Name,
 		Description: p.Description, Origin: string(p.Origin), Visibility: string(p.Visibility), Status: string(p.Status),
 		Skills: nonNil(p.Skills), Tools: nonNil(p.Tools), Autonomy: string(p.Autonomy), Content: p.Content, Body: p.Body,
@@ -193,7 +167,7 @@ func (s *Store) CountBuiltinProfiles(ctx context.Context) (int64, error) {
 func (s *Store) GetAgentProfile(ctx context.Context, id uuid.UUID) (domain.AgentProfile, error) {
 	r, err := s.q.GetAgentProfile(ctx, id)
 	if err != nil {
-		return domain.AgentProfile{}, mapAgentErr(err, "agent profile")
+		return domain.AgentProfile{}, translate(err, "agent profile")
 	}
 	return agentProfile(r), nil
 }
@@ -202,7 +176,7 @@ func (s *Store) GetAgentProfile(ctx context.Context, id uuid.UUID) (domain.Agent
 func (s *Store) GetAgentProfileForUpdate(ctx context.Context, id uuid.UUID) (domain.AgentProfile, error) {
 	r, err := s.q.GetAgentProfileForUpdate(ctx, id)
 	if err != nil {
-		return domain.AgentProfile{}, mapAgentErr(err, "agent profile")
+		return domain.AgentProfile{}, translate(err, "agent profile")
 	}
 	return agentProfile(r), nil
 }
@@ -228,7 +202,7 @@ func (s *Store) ListLibraryProfileVersions(ctx context.Context, org uuid.UUID, k
 
 // SetAgentProfilePublication stores a profile's status, visibility and publication time.
 func (s *Store) SetAgentProfilePublication(ctx context.Context, p domain.AgentProfile) error {
-	return mapAgentErr(s.q.SetAgentProfilePublication(ctx, orgboarddb.SetAgentProfilePublicationParams{
+	return translate(s.q.SetAgentProfilePublication(ctx, orgboarddb.SetAgentProfilePublicationParams{
 		ID: p.ID, Status: string(p.Status), Visibility: string(p.Visibility), PublishedAt: p.PublishedAt, UpdatedAt: p.UpdatedAt,
 	}), "agent profile")
 }
@@ -284,7 +258,7 @@ func agentProfile(r orgboarddb.AgentProfile) domain.AgentProfile {
 
 // InsertAgent stores a new agent.
 func (s *Store) InsertAgent(ctx context.Context, a domain.Agent) error {
-	return mapAgentErr(s.q.InsertAgent(ctx, orgboarddb.InsertAgentParams{
+	return translate(s.q.InsertAgent(ctx, orgboarddb.InsertAgentParams{
 		ID: a.ID, OrganizationID: a.OrganizationID, TeamID: a.TeamID, SeatID: a.SeatID, Name: a.Name, Monogram: a.Monogram,
 		Autonomy: string(a.Autonomy), ApiConfigID: a.ApiConfigID, FallbackApiConfigID: a.FallbackApiConfigID,
 		SkillKeys: nonNil(a.SkillKeys), Docs: nonNil(a.Docs), Persona: a.Persona, McpServerIds: nonNilIDs(a.McpServerIDs),
@@ -294,7 +268,7 @@ func (s *Store) InsertAgent(ctx context.Context, a domain.Agent) error {
 
 // UpdateAgent replaces an agent's configuration.
 func (s *Store) UpdateAgent(ctx context.Context, a domain.Agent) error {
-	return mapAgentErr(s.q.UpdateAgent(ctx, orgboarddb.UpdateAgentParams{
+	return translate(s.q.UpdateAgent(ctx, orgboarddb.UpdateAgentParams{
 		ID: a.ID, Name: a.Name, Monogram: a.Monogram, Autonomy: string(a.Autonomy), ApiConfigID: a.ApiConfigID,
 		FallbackApiConfigID: a.FallbackApiConfigID, SkillKeys: nonNil(a.SkillKeys), Docs: nonNil(a.Docs),
 		Persona: a.Persona, McpServerIds: nonNilIDs(a.McpServerIDs), ProfileID: a.ProfileID, UpdatedAt: a.UpdatedAt,
@@ -305,7 +279,7 @@ func (s *Store) UpdateAgent(ctx context.Context, a domain.Agent) error {
 func (s *Store) GetAgent(ctx context.Context, id uuid.UUID) (domain.Agent, error) {
 	r, err := s.q.GetAgent(ctx, id)
 	if err != nil {
-		return domain.Agent{}, mapAgentErr(err, "agent")
+		return domain.Agent{}, translate(err, "agent")
 	}
 	return agent(r), nil
 }
@@ -314,7 +288,7 @@ func (s *Store) GetAgent(ctx context.Context, id uuid.UUID) (domain.Agent, error
 func (s *Store) GetAgentBySeat(ctx context.Context, seat uuid.UUID) (domain.Agent, error) {
 	r, err := s.q.GetAgentBySeat(ctx, seat)
 	if err != nil {
-		return domain.Agent{}, mapAgentErr(err, "agent")
+		return domain.Agent{}, translate(err, "agent")
 	}
 	return agent(r), nil
 }
@@ -336,7 +310,7 @@ func (s *Store) InsertAgentRun(ctx context.Context, r domain.AgentRun) error {
 	if err != nil {
 		return err
 	}
-	return mapAgentErr(s.q.InsertAgentRun(ctx, orgboarddb.InsertAgentRunParams{
+	return translate(s.q.InsertAgentRun(ctx, orgboarddb.InsertAgentRunParams{
 		ID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, AgentID: r.AgentID, TaskID: r.TaskID,
 		Status: string(r.Status), Sections: sections, Prompt: r.Prompt, Trace: trace, CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt,
 	}), "agent run")
@@ -346,7 +320,7 @@ func (s *Store) InsertAgentRun(ctx context.Context, r domain.AgentRun) error {
 func (s *Store) GetAgentRun(ctx context.Context, id uuid.UUID) (domain.AgentRun, error) {
 	r, err := s.q.GetAgentRun(ctx, id)
 	if err != nil {
-		return domain.AgentRun{}, mapAgentErr(err, "agent run")
+		return domain.AgentRun{}, translate(err, "agent run")
 	}
 	return agentRun(r)
 }
@@ -355,7 +329,7 @@ func (s *Store) GetAgentRun(ctx context.Context, id uuid.UUID) (domain.AgentRun,
 func (s *Store) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (domain.AgentRun, error) {
 	r, err := s.q.GetAgentRunForUpdate(ctx, id)
 	if err != nil {
-		return domain.AgentRun{}, mapAgentErr(err, "agent run")
+		return domain.AgentRun{}, translate(err, "agent run")
 	}
 	return agentRun(r)
 }
@@ -381,7 +355,7 @@ func (s *Store) SetAgentRunExecution(ctx context.Context, r domain.AgentRun) err
 	if err != nil {
 		return err
 	}
-	return mapAgentErr(s.q.SetAgentRunExecution(ctx, orgboarddb.SetAgentRunExecutionParams{
+	return translate(s.q.SetAgentRunExecution(ctx, orgboarddb.SetAgentRunExecutionParams{
 		ID: r.ID, Status: string(r.Status), Draft: r.Draft, Model: r.Model, ApiConfigID: r.ApiConfigID,
 		FallbackUsed: r.FallbackUsed, Trace: trace, ExecutedAt: r.ExecutedAt,
 	}), "agent run")
@@ -392,7 +366,7 @@ func (s *Store) SetAgentRunApproval(ctx context.Context, r domain.AgentRun) erro
 	if r.ApprovedAt == nil {
 		return fmt.Errorf("approval of run %s without a time", r.ID)
 	}
-	return mapAgentErr(s.q.SetAgentRunApproval(ctx, orgboarddb.SetAgentRunApprovalParams{
+	return translate(s.q.SetAgentRunApproval(ctx, orgboarddb.SetAgentRunApprovalParams{
 		ID: r.ID, FinalText: r.FinalText, EditDistance: r.EditDistance, ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt,
 	}), "agent run")
 }

@@ -12,7 +12,7 @@ import (
 
 // InsertInvitation stores an invitation (its token only as a hash).
 func (s *Store) InsertInvitation(ctx context.Context, inv domain.Invitation) error {
-	return mapErr(s.q.InsertInvitation(ctx, orgboarddb.InsertInvitationParams{
+	return translate(s.q.InsertInvitation(ctx, orgboarddb.InsertInvitationParams{
 		ID: inv.ID, OrganizationID: inv.OrganizationID, Email: inv.Email, UserID: inv.UserID,
 		Role: string(inv.Role), TokenSha256: inv.TokenSHA256, InvitedBy: inv.InvitedBy,
 		CreatedAt: inv.CreatedAt, ExpiresAt: inv.ExpiresAt,
@@ -32,7 +32,7 @@ func (s *Store) HasPendingInvitation(ctx context.Context, org uuid.UUID, user *u
 func (s *Store) GetInvitationForUpdate(ctx context.Context, id uuid.UUID) (domain.Invitation, error) {
 	r, err := s.q.GetInvitationForUpdate(ctx, id)
 	if err != nil {
-		return domain.Invitation{}, mapErr(err, "invitation")
+		return domain.Invitation{}, translate(err, "invitation")
 	}
 	return invitation(r), nil
 }

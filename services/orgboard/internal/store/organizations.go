@@ -11,7 +11,7 @@ import (
 
 // InsertOrganization stores a new organization.
 func (s *Store) InsertOrganization(ctx context.Context, o domain.Organization) error {
-	return mapErr(s.q.InsertOrganization(ctx, orgboarddb.InsertOrganizationParams{
+	return translate(s.q.InsertOrganization(ctx, orgboarddb.InsertOrganizationParams{
 		ID: o.ID, Name: o.Name, CreatedBy: o.CreatedBy, CreatedAt: o.CreatedAt,
 	}), "organization")
 }
@@ -20,7 +20,7 @@ func (s *Store) InsertOrganization(ctx context.Context, o domain.Organization) e
 func (s *Store) GetOrganization(ctx context.Context, id uuid.UUID) (domain.Organization, error) {
 	r, err := s.q.GetOrganization(ctx, id)
 	if err != nil {
-		return domain.Organization{}, mapErr(err, "organization")
+		return domain.Organization{}, translate(err, "organization")
 	}
 	return organization(r), nil
 }
@@ -29,7 +29,7 @@ func (s *Store) GetOrganization(ctx context.Context, id uuid.UUID) (domain.Organ
 // membership changes of one organization.
 func (s *Store) LockOrganization(ctx context.Context, id uuid.UUID) error {
 	_, err := s.q.LockOrganization(ctx, id)
-	return mapErr(err, "organization")
+	return translate(err, "organization")
 }
 
 // ListOrganizationsOfUser lists the organizations user belongs to, with the user's role.
@@ -64,7 +64,7 @@ func organization(r orgboarddb.Organization) domain.Organization {
 
 // InsertMember stores a membership; Conflict when the user is already a member.
 func (s *Store) InsertMember(ctx context.Context, m domain.Member) error {
-	return mapErr(s.q.InsertMembership(ctx, orgboarddb.InsertMembershipParams{
+	return translate(s.q.InsertMembership(ctx, orgboarddb.InsertMembershipParams{
 		OrganizationID: m.OrganizationID, UserID: m.UserID, Role: string(m.Role), JoinedAt: m.JoinedAt,
 	}), "member")
 }
@@ -73,7 +73,7 @@ func (s *Store) InsertMember(ctx context.Context, m domain.Member) error {
 func (s *Store) GetMember(ctx context.Context, org, user uuid.UUID) (domain.Member, error) {
 	r, err := s.q.GetMembership(ctx, orgboarddb.GetMembershipParams{OrganizationID: org, UserID: user})
 	if err != nil {
-		return domain.Member{}, mapErr(err, "member")
+		return domain.Member{}, translate(err, "member")
 	}
 	return member(r), nil
 }

@@ -11,7 +11,7 @@ import (
 
 // InsertSeat stores a human or open seat.
 func (s *Store) InsertSeat(ctx context.Context, st domain.Seat) error {
-	return mapErr(s.q.InsertSeat(ctx, orgboarddb.InsertSeatParams{
+	return translate(s.q.InsertSeat(ctx, orgboarddb.InsertSeatParams{
 		ID: st.ID, OrganizationID: st.OrganizationID, TeamID: st.TeamID, Title: st.Title,
 		State: string(st.State), UserID: st.UserID, CreatedAt: st.CreatedAt,
 	}), "seat")
@@ -21,7 +21,7 @@ func (s *Store) InsertSeat(ctx context.Context, st domain.Seat) error {
 func (s *Store) GetSeat(ctx context.Context, id uuid.UUID) (domain.Seat, error) {
 	r, err := s.q.GetSeat(ctx, id)
 	if err != nil {
-		return domain.Seat{}, mapErr(err, "seat")
+		return domain.Seat{}, translate(err, "seat")
 	}
 	return seat(r), nil
 }
@@ -30,7 +30,7 @@ func (s *Store) GetSeat(ctx context.Context, id uuid.UUID) (domain.Seat, error) 
 func (s *Store) GetSeatForUpdate(ctx context.Context, id uuid.UUID) (domain.Seat, error) {
 	r, err := s.q.GetSeatForUpdate(ctx, id)
 	if err != nil {
-		return domain.Seat{}, mapErr(err, "seat")
+		return domain.Seat{}, translate(err, "seat")
 	}
 	return seat(r), nil
 }
@@ -51,7 +51,7 @@ func (s *Store) ListSeats(ctx context.Context, team uuid.UUID) ([]domain.Seat, e
 // SetSeatAgent flips a seat to ai, pointing at agent. Conflict when the agent already sits on
 // another seat.
 func (s *Store) SetSeatAgent(ctx context.Context, seat, agent uuid.UUID) error {
-	return mapErr(s.q.SetSeatAgent(ctx, orgboarddb.SetSeatAgentParams{ID: seat, AgentID: &agent}), "seat")
+	return translate(s.q.SetSeatAgent(ctx, orgboarddb.SetSeatAgentParams{ID: seat, AgentID: &agent}), "seat")
 }
 
 func seat(r orgboarddb.Seat) domain.Seat {

@@ -1,11 +1,10 @@
 // Package store is the orgboard's PostgreSQL adapter: it runs the sqlc queries of gen/db/orgboard,
-// maps their rows to domain types (sqlc types never leave this package) and maps PostgreSQL
-// errors to errs kinds in one place (mapErr).
+// maps their rows to domain types (sqlc types never leave this package) and reads PostgreSQL
+// errors in one place (translate, with the table of its constraints).
 package store
 
 import (
 	"context"
-	"errors"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -33,41 +32,32 @@ func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(*Store) error) error 
 	return pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
 }
 
-// constraintErrors maps constraint names to the errors callers see.
-var constraintErrors = map[string]*errs.Error{
+// constraints maps constraint names to the errors callers see.
+var constraints = map[string]error{
 	"divisions_org_name_key":  errs.E(errs.Conflict, "the organization already has a division of that name"),
 	"products_org_name_key":   errs.E(errs.Conflict, "the organization already has a product of that name"),
 	"products_division_fkey":  errs.InvalidFields(errs.Field("body.division_id", "is not a division of the organization")),
 	"teams_product_fkey":      errs.InvalidFields(errs.Field("body.product_id", "is not a product of the organization")),
 	"memberships_pkey":        errs.E(errs.Conflict, "the user is already a member of the organization"),
-	"seats_agent_id_key":      errs.E(errs.Conflict, "the agent already sits on another seat"),
+	"seats_agent_id_key":      errs.E(errs.Conflict, "the seat already has an agent"),
 	"product_identities_pkey": errs.E(errs.Conflict, "the identity was changed concurrently"),
+
+	"api_configs_org_name_key":           errs.E(errs.Conflict, "the organization already has a model connection of that name"),
+	"tool_servers_org_name_key":          errs.E(errs.Conflict, "the organization already has a tool server of that name"),
+	"agent_profiles_org_key_version_key": errs.E(errs.Conflict, "the library already holds this profile_key and version"),
+	"agents_seat_id_key":                 errs.E(errs.Conflict, "the seat already has an agent"),
+	"agents_api_config_fkey":             errs.E(errs.Conflict, "the model connection is used by an agent"),
+	"agents_fallback_api_config_fkey":    errs.E(errs.Conflict, "the model connection is used by an agent as its fallback"),
 }
 
-// mapErr translates a database error: no rows is NotFound ("<what> not found"), a known
-// constraint its mapped error, an unknown unique or foreign-key violation a generic Conflict or
-// Invalid; anything else passes through (a 500, logged, never shown).
-func mapErr(err error, what string) error {
+// translate is the store's one reading of database errors (pgxdb.Translate with the constraints
+// above): a missing row is NotFound "<what> not found". References carry the organization in
+// their keys, so a foreign-key violation no entry names is a body naming a record outside the
+// organization: Invalid.
+func translate(err error, what string) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, pgx.ErrNoRows) {
-		return errs.E(errs.NotFound, what+" not found")
-	}
-	code, constraint, ok := pgxdb.Constraint(err)
-	if !ok {
-		return err
-	}
-	if e, known := constraintErrors[constraint]; known {
-		c := *e
-		c.Err = err
-		return &c
-	}
-	switch code {
-	case pgxdb.CodeUniqueViolation:
-		return errs.Wrap(errs.Conflict, what+" conflicts with an existing record", err)
-	case pgxdb.CodeForeignKeyViolation:
-		return errs.Wrap(errs.Invalid, what+" refers to a record outside the organization", err)
-	}
-	return err
+	return pgxdb.Translate(err, pgxdb.Errors{NotFound: errs.E(errs.NotFound, what+" not found"),
+		Constraints: constraints, ForeignKey: errs.Invalid, Subject: what})
 }

@@ -11,7 +11,7 @@ import (
 
 // InsertDivision stores a division; Conflict on a duplicate name in the organization.
 func (s *Store) InsertDivision(ctx context.Context, d domain.Division) error {
-	return mapErr(s.q.InsertDivision(ctx, orgboarddb.InsertDivisionParams{
+	return translate(s.q.InsertDivision(ctx, orgboarddb.InsertDivisionParams{
 		ID: d.ID, OrganizationID: d.OrganizationID, Name: d.Name, Description: d.Description, CreatedAt: d.CreatedAt,
 	}), "division")
 }
@@ -42,7 +42,7 @@ func (s *Store) ProductInOrganization(ctx context.Context, org, id uuid.UUID) (b
 // InsertProduct stores a product; Conflict on a duplicate name, Invalid for a division of
 // another organization.
 func (s *Store) InsertProduct(ctx context.Context, p domain.Product) error {
-	return mapErr(s.q.InsertProduct(ctx, orgboarddb.InsertProductParams{
+	return translate(s.q.InsertProduct(ctx, orgboarddb.InsertProductParams{
 		ID: p.ID, OrganizationID: p.OrganizationID, DivisionID: p.DivisionID, Name: p.Name,
 		Kind: string(p.Kind), Description: p.Description, CreatedAt: p.CreatedAt,
 	}), "product")
@@ -52,7 +52,7 @@ func (s *Store) InsertProduct(ctx context.Context, p domain.Product) error {
 func (s *Store) GetProduct(ctx context.Context, id uuid.UUID) (domain.Product, error) {
 	r, err := s.q.GetProduct(ctx, id)
 	if err != nil {
-		return domain.Product{}, mapErr(err, "product")
+		return domain.Product{}, translate(err, "product")
 	}
 	return product(r), nil
 }
@@ -61,7 +61,7 @@ func (s *Store) GetProduct(ctx context.Context, id uuid.UUID) (domain.Product, e
 func (s *Store) GetProductForUpdate(ctx context.Context, id uuid.UUID) (domain.Product, error) {
 	r, err := s.q.GetProductForUpdate(ctx, id)
 	if err != nil {
-		return domain.Product{}, mapErr(err, "product")
+		return domain.Product{}, translate(err, "product")
 	}
 	return product(r), nil
 }
@@ -98,7 +98,7 @@ func (s *Store) AppendProductIdentity(ctx context.Context, id domain.ProductIden
 	if err := s.q.InsertProductIdentity(ctx, orgboarddb.InsertProductIdentityParams{
 		ProductID: id.ProductID, Version: id.Version, Content: id.Content, UpdatedBy: id.UpdatedBy, UpdatedAt: *id.UpdatedAt,
 	}); err != nil {
-		return mapErr(err, "product identity")
+		return translate(err, "product identity")
 	}
 	return s.q.SetProductIdentityVersion(ctx, orgboarddb.SetProductIdentityVersionParams{ID: id.ProductID, IdentityVersion: id.Version})
 }
@@ -107,7 +107,7 @@ func (s *Store) AppendProductIdentity(ctx context.Context, id domain.ProductIden
 func (s *Store) GetProductIdentity(ctx context.Context, product uuid.UUID, version int64) (domain.ProductIdentity, error) {
 	r, err := s.q.GetProductIdentity(ctx, orgboarddb.GetProductIdentityParams{ProductID: product, Version: version})
 	if err != nil {
-		return domain.ProductIdentity{}, mapErr(err, "product identity")
+		return domain.ProductIdentity{}, translate(err, "product identity")
 	}
 	return identity(r), nil
 }

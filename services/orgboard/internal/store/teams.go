@@ -12,7 +12,7 @@ import (
 
 // InsertTeam stores a team; Invalid when its product is not of the same organization.
 func (s *Store) InsertTeam(ctx context.Context, t domain.Team) error {
-	return mapErr(s.q.InsertTeam(ctx, orgboarddb.InsertTeamParams{
+	return translate(s.q.InsertTeam(ctx, orgboarddb.InsertTeamParams{
 		ID: t.ID, OrganizationID: t.OrganizationID, ProductID: t.ProductID, Name: t.Name, CreatedAt: t.CreatedAt,
 	}), "team")
 }
@@ -21,7 +21,7 @@ func (s *Store) InsertTeam(ctx context.Context, t domain.Team) error {
 func (s *Store) GetTeam(ctx context.Context, id uuid.UUID) (domain.Team, error) {
 	r, err := s.q.GetTeam(ctx, id)
 	if err != nil {
-		return domain.Team{}, mapErr(err, "team")
+		return domain.Team{}, translate(err, "team")
 	}
 	return team(r), nil
 }
@@ -65,7 +65,7 @@ func (s *Store) AddTeamLead(ctx context.Context, t domain.Team, user uuid.UUID, 
 		TeamID: t.ID, OrganizationID: t.OrganizationID, UserID: user, AssignedAt: at,
 	})
 	if err != nil {
-		return domain.TeamLead{}, false, mapErr(err, "team lead")
+		return domain.TeamLead{}, false, translate(err, "team lead")
 	}
 	return domain.TeamLead{TeamID: r.TeamID, UserID: r.UserID, AssignedAt: r.AssignedAt}, r.Inserted, nil
 }

@@ -12,7 +12,7 @@ import (
 
 // InsertWorkItem stores a new, unassigned work item.
 func (s *Store) InsertWorkItem(ctx context.Context, w domain.WorkItem) error {
-	return mapErr(s.q.InsertWorkItem(ctx, orgboarddb.InsertWorkItemParams{
+	return translate(s.q.InsertWorkItem(ctx, orgboarddb.InsertWorkItemParams{
 		ID: w.ID, OrganizationID: w.OrganizationID, TeamID: w.TeamID, Type: string(w.Type),
 		Title: w.Title, Description: w.Description, Status: string(w.Status), ParentID: w.ParentID,
 		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
@@ -23,7 +23,7 @@ func (s *Store) InsertWorkItem(ctx context.Context, w domain.WorkItem) error {
 func (s *Store) GetWorkItem(ctx context.Context, id uuid.UUID) (domain.WorkItem, error) {
 	r, err := s.q.GetWorkItem(ctx, id)
 	if err != nil {
-		return domain.WorkItem{}, mapErr(err, "work item")
+		return domain.WorkItem{}, translate(err, "work item")
 	}
 	return workItem(r), nil
 }
@@ -32,7 +32,7 @@ func (s *Store) GetWorkItem(ctx context.Context, id uuid.UUID) (domain.WorkItem,
 func (s *Store) GetWorkItemForUpdate(ctx context.Context, id uuid.UUID) (domain.WorkItem, error) {
 	r, err := s.q.GetWorkItemForUpdate(ctx, id)
 	if err != nil {
-		return domain.WorkItem{}, mapErr(err, "work item")
+		return domain.WorkItem{}, translate(err, "work item")
 	}
 	return workItem(r), nil
 }
@@ -60,7 +60,7 @@ func (s *Store) SetWorkItemAssignee(ctx context.Context, id uuid.UUID, a *domain
 			p.AssigneeSeatID = &v
 		}
 	}
-	return mapErr(s.q.SetWorkItemAssignee(ctx, p), "work item")
+	return translate(s.q.SetWorkItemAssignee(ctx, p), "work item")
 }
 
 // ListCartable lists the items assigned to user in the organizations user belongs to.

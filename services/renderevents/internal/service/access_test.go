@@ -9,23 +9,12 @@ import (
 	"github.com/google/uuid"
 
 	api "github.com/videotpl/platform/gen/renderevents"
-	"github.com/videotpl/platform/pkg/auth"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
 
-const (
-	readerToken = "svc_reader-token-for-the-render-events-tests"
-	blindToken  = "svc_token-without-the-renderevents-scopes"
-)
-
-func withServiceTokens(c *service.Config) {
-	c.ServiceTokens = "reader:" + auth.HashServiceToken(readerToken) + ":renderevents:read;" +
-		"blind:" + auth.HashServiceToken(blindToken) + ":content:admin"
-}
-
 func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
-	h := start(t, withServiceTokens)
+	h := start(t)
 	mine, theirs := uuid.New(), uuid.New()
 	var msgs []sim.Message
 	var myJobs []uuid.UUID
@@ -39,7 +28,7 @@ func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
 	h.publish(msgs)
 	h.waitApplied(len(msgs))
 	ctx := context.Background()
-	me := bearer(token(t, mine))
+	me := authtest.Bearer(h.token(mine))
 
 	// Pages of 2 of my 5 jobs, newest first, never a job of the other tenant.
 	limit := 2
@@ -85,7 +74,7 @@ func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
 			return r2.StatusCode(), err
 		}, http.StatusBadRequest},
 		{"another tenant's job is not found", func() (int, error) {
-			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], bearer(token(t, theirs)))
+			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], authtest.Bearer(h.token(theirs)))
 			return r.StatusCode(), err
 		}, http.StatusNotFound},
 		{"a user may not name a tenant", func() (int, error) {
@@ -100,16 +89,16 @@ func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
 			return r.StatusCode(), err
 		}, http.StatusOK},
 		{"a service token with renderevents:read reads", func() (int, error) {
-			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], bearer(readerToken))
+			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], authtest.Bearer(h.readerToken))
 			return r.StatusCode(), err
 		}, http.StatusOK},
 		{"a service token without the scope is forbidden", func() (int, error) {
-			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], bearer(blindToken))
+			r, err := h.client.GetRenderJobWithResponse(ctx, myJobs[0], authtest.Bearer(h.blindToken))
 			return r.StatusCode(), err
 		}, http.StatusForbidden},
 		{"a reader service token may not register webhooks", func() (int, error) {
 			r, err := h.client.CreateWebhookEndpointWithResponse(ctx, &api.CreateWebhookEndpointParams{TenantId: &mine},
-				api.WebhookEndpointCreate{Url: "https://hooks.example.com/x", EventTypes: []string{"*"}}, bearer(readerToken))
+				api.WebhookEndpointCreate{Url: "https://hooks.example.com/x", EventTypes: []string{"*"}}, authtest.Bearer(h.readerToken))
 			return r.StatusCode(), err
 		}, http.StatusForbidden},
 		{"no token is unauthenticated", func() (int, error) {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"log/slog"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -27,8 +27,6 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
-
-const jwtSecret = "test-secret-of-at-least-32-bytes-long!!"
 
 func amqpURL() string {
 	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
@@ -40,6 +38,7 @@ func amqpURL() string {
 // harness is one running service on its own database and its own exchanges and queues.
 type harness struct {
 	t      *testing.T
+	auth   *authtest.Issuer // signs the callers' tokens
 	cfg    service.Config
 	svc    *service.Service
 	pool   *pgxpool.Pool
@@ -47,6 +46,8 @@ type harness struct {
 	pub    *broker.Publisher
 	client *api.ClientWithResponses
 	stop   func() error // stops the service (SIGTERM) and returns what Run returned
+	// Service tokens: one with renderevents:read, one with scopes of another service only.
+	readerToken, blindToken string
 }
 
 type option func(*service.Config)
@@ -69,7 +70,10 @@ func start(t *testing.T, opts ...option) *harness {
 	cfg.EventsExchange = "events-test-" + s
 	cfg.ProgressExchange = "render.progress-test-" + s
 	cfg.DeadLetterExchange = "dead-letter-test-" + s
-	cfg.JWTSecret = jwtSecret
+	issuer := authtest.New(t)
+	readerToken := issuer.ServiceToken(t, "reader", "renderevents:read")
+	blindToken := issuer.ServiceToken(t, "blind", "content:admin")
+	issuer.Configure(&cfg.Common)
 	cfg.OutboundAllow = "127.0.0.0/8"
 	cfg.ProgressFlushInterval = 50 * time.Millisecond
 	cfg.WebhookPollInterval = 50 * time.Millisecond
@@ -131,7 +135,8 @@ func start(t *testing.T, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pub.Close() })
-	return &harness{t: t, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, stop: stop}
+	return &harness{t: t, auth: issuer, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, stop: stop,
+		readerToken: readerToken, blindToken: blindToken}
 }
 
 // deleteTopology removes the test's durable queues and exchanges.
@@ -155,23 +160,11 @@ func deleteTopology(t *testing.T, cfg service.Config) {
 }
 
 // token mints a JWT for a user of tenant.
-func token(t *testing.T, tenant uuid.UUID, roles ...string) string {
-	t.Helper()
-	tok, err := auth.MintJWT([]byte(jwtSecret), "videotpl-dev", "videotpl", uuid.New(), tenant, roles, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tok
+func (h *harness) token(tenant uuid.UUID, roles ...string) string {
+	return h.auth.Token(h.t, authtest.Tenant(tenant), authtest.Roles(roles...))
 }
 
-func bearer(tok string) api.RequestEditorFn {
-	return func(_ context.Context, r *http.Request) error {
-		r.Header.Set("Authorization", "Bearer "+tok)
-		return nil
-	}
-}
-
-func (h *harness) admin() api.RequestEditorFn { return bearer(token(h.t, uuid.New(), "admin")) }
+func (h *harness) admin() api.RequestEditorFn { return authtest.Bearer(h.token(uuid.New(), "admin")) }
 
 // publish sends messages and waits for the broker's confirms.
 func (h *harness) publish(msgs []sim.Message) {

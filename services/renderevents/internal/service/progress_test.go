@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
 
@@ -135,7 +136,7 @@ func TestAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t 
 		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
 	})
 	h.waitApplied(2)
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	s := openStream(t, h, job, tok, "")
 	first, ok := s.next(5 * time.Second)
 	if !ok || first.event != "state" || first.data["state"] != "started" {
@@ -191,7 +192,7 @@ func TestAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T) {
 	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
 		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
 	h.waitApplied(1)
-	r, err := h.client.StreamRenderJobProgress(context.Background(), job, nil, bearer(token(t, uuid.New())))
+	r, err := h.client.StreamRenderJobProgress(context.Background(), job, nil, authtest.Bearer(h.token(uuid.New())))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
 		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
 	h.waitApplied(1)
-	s := openStream(t, h, job, token(t, tenant), "")
+	s := openStream(t, h, job, h.token(tenant), "")
 	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
 		t.Fatalf("first frame %+v", f)
 	}

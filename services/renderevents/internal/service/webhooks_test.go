@@ -15,6 +15,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
@@ -83,7 +84,7 @@ func shortRetries(c *service.Config) { c.WebhookRetrySchedule = "20ms,20ms,20ms"
 func (h *harness) createEndpoint(t *testing.T, tok, url string, types ...string) *api.WebhookEndpointWithSecret {
 	t.Helper()
 	r, err := h.client.CreateWebhookEndpointWithResponse(context.Background(), &api.CreateWebhookEndpointParams{},
-		api.WebhookEndpointCreate{Url: url, EventTypes: types}, bearer(tok))
+		api.WebhookEndpointCreate{Url: url, EventTypes: types}, authtest.Bearer(tok))
 	if err != nil || r.JSON201 == nil {
 		t.Fatalf("create endpoint: %v %d %s", err, r.StatusCode(), r.Body)
 	}
@@ -92,7 +93,7 @@ func (h *harness) createEndpoint(t *testing.T, tok, url string, types ...string)
 
 func (h *harness) deliveries(t *testing.T, tok string, endpoint uuid.UUID) []api.WebhookDelivery {
 	t.Helper()
-	r, err := h.client.ListWebhookDeliveriesWithResponse(context.Background(), endpoint, &api.ListWebhookDeliveriesParams{}, bearer(tok))
+	r, err := h.client.ListWebhookDeliveriesWithResponse(context.Background(), endpoint, &api.ListWebhookDeliveriesParams{}, authtest.Bearer(tok))
 	if err != nil || r.JSON200 == nil {
 		t.Fatalf("deliveries: %v %s", err, r.Body)
 	}
@@ -108,13 +109,13 @@ func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(
 	h := start(t, shortRetries)
 	rcv := newReceiver(t, 500, 500, 204)
 	tenant := uuid.New()
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL+"/hooks", "render.job.*")
 	if !strings.HasPrefix(ep.Secret, "whsec_") {
 		t.Fatalf("secret %q", ep.Secret)
 	}
 	rcv.setSecrets(ep.Secret)
-	get, err := h.client.GetWebhookEndpointWithResponse(context.Background(), ep.Id, bearer(tok))
+	get, err := h.client.GetWebhookEndpointWithResponse(context.Background(), ep.Id, authtest.Bearer(tok))
 	if err != nil || get.JSON200 == nil || strings.Contains(string(get.Body), ep.Secret) || strings.Contains(string(get.Body), "secret\"") {
 		t.Fatalf("the endpoint is not shown, or shown with its secret: %v %s", err, get.Body)
 	}
@@ -141,7 +142,7 @@ func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(
 		t.Fatalf("delivery %+v", d)
 	}
 
-	replay, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), d.Id, bearer(tok))
+	replay, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), d.Id, authtest.Bearer(tok))
 	if err != nil || replay.JSON202 == nil || replay.JSON202.ReplayOf == nil || *replay.JSON202.ReplayOf != d.Id {
 		t.Fatalf("replay: %v %s", err, replay.Body)
 	}
@@ -163,9 +164,9 @@ func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
 	h := start(t, shortRetries)
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "*")
-	rot, err := h.client.RotateWebhookEndpointSecretWithResponse(context.Background(), ep.Id, bearer(tok))
+	rot, err := h.client.RotateWebhookEndpointSecretWithResponse(context.Background(), ep.Id, authtest.Bearer(tok))
 	if err != nil || rot.JSON200 == nil || rot.JSON200.Secret == ep.Secret {
 		t.Fatalf("rotate: %v %s", err, rot.Body)
 	}
@@ -189,7 +190,7 @@ func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
 	h := start(t, shortRetries)
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "render.*", "identity.*")
 	h.publish([]sim.Message{
 		message(t, tenant, time.Now().UTC(), events.IdentityTenantSuspendedV1Payload{TenantID: tenant, Reason: "unpaid"}),
@@ -199,7 +200,7 @@ func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
 	// A marker event of another tenant with an endpoint proves the dispatcher ran meanwhile.
 	other := uuid.New()
 	otherRcv := newReceiver(t, 200)
-	otherTok := token(t, other)
+	otherTok := h.token(other)
 	otherRcv.setSecrets(h.createEndpoint(t, otherTok, otherRcv.srv.URL, "*").Secret)
 	h.publish([]sim.Message{queued(t, other)})
 	eventually(t, 10*time.Second, "the other tenant's delivery", func() bool { return len(otherRcv.requests()) == 1 })
@@ -215,12 +216,12 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 	h := start(t, func(c *service.Config) { c.WebhookRetrySchedule = "10ms"; c.WebhookDisableAfter = 2 })
 	rcv := newReceiver(t, 500)
 	tenant := uuid.New()
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "*")
 	rcv.setSecrets(ep.Secret)
 	h.publish([]sim.Message{queued(t, tenant), queued(t, tenant), queued(t, tenant)})
 	eventually(t, 10*time.Second, "the endpoint to be disabled", func() bool {
-		r, err := h.client.GetWebhookEndpointWithResponse(context.Background(), ep.Id, bearer(tok))
+		r, err := h.client.GetWebhookEndpointWithResponse(context.Background(), ep.Id, authtest.Bearer(tok))
 		return err == nil && r.JSON200 != nil && !r.JSON200.Enabled && r.JSON200.DisabledReason != nil
 	})
 	var failed []api.WebhookDelivery
@@ -233,12 +234,12 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 		}
 		return len(failed) == 3
 	})
-	r, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), failed[0].Id, bearer(tok))
+	r, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), failed[0].Id, authtest.Bearer(tok))
 	if err != nil || r.StatusCode() != http.StatusConflict {
 		t.Fatalf("replay to a disabled endpoint: %v %d", err, r.StatusCode())
 	}
 	enabled := true
-	u, err := h.client.UpdateWebhookEndpointWithResponse(context.Background(), ep.Id, api.WebhookEndpointUpdate{Enabled: &enabled}, bearer(tok))
+	u, err := h.client.UpdateWebhookEndpointWithResponse(context.Background(), ep.Id, api.WebhookEndpointUpdate{Enabled: &enabled}, authtest.Bearer(tok))
 	if err != nil || u.JSON200 == nil || !u.JSON200.Enabled || u.JSON200.DisabledReason != nil {
 		t.Fatalf("re-enable: %v %s", err, u.Body)
 	}
@@ -247,38 +248,38 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 func TestWebhookURLsAndAccessAreChecked(t *testing.T) {
 	h := start(t)
 	tenant := uuid.New()
-	tok := token(t, tenant)
+	tok := h.token(tenant)
 	ctx := context.Background()
 	for _, url := range []string{"https://10.0.0.1/hook", "http://169.254.169.254/latest", "ftp://example.com/x", "https://[::1]:8443/x"} {
 		r, err := h.client.CreateWebhookEndpointWithResponse(ctx, &api.CreateWebhookEndpointParams{},
-			api.WebhookEndpointCreate{Url: url, EventTypes: []string{"*"}}, bearer(tok))
+			api.WebhookEndpointCreate{Url: url, EventTypes: []string{"*"}}, authtest.Bearer(tok))
 		if err != nil || r.StatusCode() != http.StatusBadRequest || !strings.Contains(string(r.Body), "body.url") {
 			t.Errorf("%s: %v %d %s, want 400 naming body.url", url, err, r.StatusCode(), r.Body)
 		}
 	}
 	ep := h.createEndpoint(t, tok, "http://127.0.0.1:1/hook", "render.job.completed.v1")
 	// Another tenant neither sees nor changes it; a plain user may not name a tenant.
-	stranger := bearer(token(t, uuid.New()))
+	stranger := authtest.Bearer(h.token(uuid.New()))
 	if r, _ := h.client.GetWebhookEndpointWithResponse(ctx, ep.Id, stranger); r.StatusCode() != http.StatusNotFound {
 		t.Errorf("another tenant's endpoint: %d, want 404", r.StatusCode())
 	}
 	if r, _ := h.client.DeleteWebhookEndpointWithResponse(ctx, ep.Id, stranger); r.StatusCode() != http.StatusNotFound {
 		t.Errorf("deleting another tenant's endpoint: %d, want 404", r.StatusCode())
 	}
-	if r, _ := h.client.ListWebhookEndpointsWithResponse(ctx, &api.ListWebhookEndpointsParams{TenantId: &tenant}, bearer(tok)); r.StatusCode() != http.StatusForbidden {
+	if r, _ := h.client.ListWebhookEndpointsWithResponse(ctx, &api.ListWebhookEndpointsParams{TenantId: &tenant}, authtest.Bearer(tok)); r.StatusCode() != http.StatusForbidden {
 		t.Errorf("tenant_id from a plain user: %d, want 403", r.StatusCode())
 	}
 	if r, _ := h.client.ListWebhookEndpointsWithResponse(ctx, &api.ListWebhookEndpointsParams{}); r.StatusCode() != http.StatusUnauthorized {
 		t.Errorf("no token: %d, want 401", r.StatusCode())
 	}
-	list, err := h.client.ListWebhookEndpointsWithResponse(ctx, &api.ListWebhookEndpointsParams{}, bearer(tok))
+	list, err := h.client.ListWebhookEndpointsWithResponse(ctx, &api.ListWebhookEndpointsParams{}, authtest.Bearer(tok))
 	if err != nil || list.JSON200 == nil || len(list.JSON200.Data) != 1 || strings.Contains(string(list.Body), "whsec_") {
 		t.Fatalf("list: %v %s", err, list.Body)
 	}
-	if r, _ := h.client.DeleteWebhookEndpointWithResponse(ctx, ep.Id, bearer(tok)); r.StatusCode() != http.StatusNoContent {
+	if r, _ := h.client.DeleteWebhookEndpointWithResponse(ctx, ep.Id, authtest.Bearer(tok)); r.StatusCode() != http.StatusNoContent {
 		t.Fatalf("delete: %d", r.StatusCode())
 	}
-	if r, _ := h.client.GetWebhookEndpointWithResponse(ctx, ep.Id, bearer(tok)); r.StatusCode() != http.StatusNotFound {
+	if r, _ := h.client.GetWebhookEndpointWithResponse(ctx, ep.Id, authtest.Bearer(tok)); r.StatusCode() != http.StatusNotFound {
 		t.Errorf("a deleted endpoint: %d, want 404", r.StatusCode())
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	db "github.com/videotpl/platform/gen/db/renderevents"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -31,7 +30,7 @@ func maxRows(p app.Page) int32 { return int32(p.Limit + 1) }
 func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
 	r, err := s.q.GetJob(ctx, id)
 	if err != nil {
-		return nil, pgxdb.NotFound(err, "render job")
+		return nil, translate(err, "render job")
 	}
 	return jobFromRow(r), nil
 }
@@ -77,7 +76,7 @@ func snapshotFromRow(r db.Snapshot) domain.Snapshot {
 func (s *Store) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error) {
 	r, err := s.q.GetSnapshot(ctx, id)
 	if err != nil {
-		return domain.Snapshot{}, pgxdb.NotFound(err, "snapshot")
+		return domain.Snapshot{}, translate(err, "snapshot")
 	}
 	return snapshotFromRow(r), nil
 }
@@ -110,7 +109,7 @@ func tenantFromRow(r db.Tenant) domain.Tenant {
 func (s *Store) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error) {
 	r, err := s.q.GetTenant(ctx, id)
 	if err != nil {
-		return domain.Tenant{}, pgxdb.NotFound(err, "tenant")
+		return domain.Tenant{}, translate(err, "tenant")
 	}
 	return tenantFromRow(r), nil
 }
@@ -158,7 +157,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool
 func (s *Store) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) {
 	r, err := s.q.GetUser(ctx, id)
 	if err != nil {
-		return domain.User{}, pgxdb.NotFound(err, "user")
+		return domain.User{}, translate(err, "user")
 	}
 	u := domain.User{ID: r.UserID, TenantID: r.TenantID, RegisterMode: r.RegisterMode, Email: r.Email,
 		PhoneNumber: r.PhoneNumber, FullName: r.FullName, EmailVerified: r.EmailVerified, BannedAt: utc(r.BannedAt),

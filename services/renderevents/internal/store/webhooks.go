@@ -50,7 +50,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.
 	r, err := s.q.CreateEndpoint(ctx, db.CreateEndpointParams{ID: ep.ID, TenantID: ep.TenantID, Url: ep.URL,
 		EventTypes: ep.EventTypes, Description: ep.Description, Secret: sealed, Now: ep.CreatedAt})
 	if err != nil {
-		return domain.Endpoint{}, fmt.Errorf("create endpoint: %w", err)
+		return domain.Endpoint{}, translate(fmt.Errorf("create endpoint: %w", err), "webhook endpoint")
 	}
 	return s.endpointFromRow(r)
 }
@@ -59,7 +59,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.
 func (s *Store) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint, error) {
 	r, err := s.q.GetEndpoint(ctx, id)
 	if err != nil {
-		return domain.Endpoint{}, pgxdb.NotFound(err, "webhook endpoint")
+		return domain.Endpoint{}, translate(err, "webhook endpoint")
 	}
 	return s.endpointFromRow(r)
 }
@@ -89,7 +89,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*d
 		q := s.q.WithTx(tx)
 		r, err := q.GetEndpointForUpdate(ctx, id)
 		if err != nil {
-			return pgxdb.NotFound(err, "webhook endpoint")
+			return translate(err, "webhook endpoint")
 		}
 		ep, err := s.endpointFromRow(r)
 		if err != nil {
@@ -102,7 +102,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*d
 			Description: ep.Description, Enabled: ep.Enabled, DisabledReason: ep.DisabledReason,
 			ConsecutiveFailures: int32(ep.ConsecutiveFailures), Now: ep.UpdatedAt})
 		if err != nil {
-			return fmt.Errorf("update endpoint: %w", err)
+			return translate(fmt.Errorf("update endpoint: %w", err), "webhook endpoint")
 		}
 		out, err = s.endpointFromRow(r)
 		return err
@@ -120,7 +120,7 @@ func (s *Store) RotateSecret(ctx context.Context, id uuid.UUID, secret string, p
 	r, err := s.q.RotateEndpointSecret(ctx, db.RotateEndpointSecretParams{ID: id, Secret: sealed,
 		PreviousExpiresAt: &previousExpiresAt, Now: &now})
 	if err != nil {
-		return domain.Endpoint{}, pgxdb.NotFound(err, "webhook endpoint")
+		return domain.Endpoint{}, translate(err, "webhook endpoint")
 	}
 	return s.endpointFromRow(r)
 }
@@ -134,7 +134,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time)
 			return fmt.Errorf("delete endpoint: %w", err)
 		}
 		if n == 0 {
-			return pgxdb.NotFound(pgx.ErrNoRows, "webhook endpoint")
+			return translate(pgx.ErrNoRows, "webhook endpoint") // no row was deleted
 		}
 		return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: id, Reason: str("endpoint deleted"), Now: now})
 	})
@@ -159,7 +159,7 @@ func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *
 func (s *Store) GetDelivery(ctx context.Context, id uuid.UUID) (domain.Delivery, error) {
 	r, err := s.q.GetDelivery(ctx, id)
 	if err != nil {
-		return domain.Delivery{}, pgxdb.NotFound(err, "webhook delivery")
+		return domain.Delivery{}, translate(err, "webhook delivery")
 	}
 	return deliveryFromRow(r), nil
 }
