@@ -278,9 +278,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := bus.Envelope{EventID: env.EventID, EventType: env.EventType, EventTime: env.EventTime,
-			TenantID: env.TenantID, Data: env.Data, Producer: string(*env.Producer)}
-		if err := bus.PublishEvents(context.Background(), pub, e); err != nil {
+		if err := bus.PublishEvents(context.Background(), pub, env); err != nil {
 			t.Fatal(err)
 		}
 	}

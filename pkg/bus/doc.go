@@ -19,11 +19,13 @@
 //
 // # Envelope
 //
-// Envelope is the JSON envelope; Data stays raw and is validated by the consumer with the
-// generated types of gen/events. Envelope.Message makes the watermill message: UUID =
-// event_id, metadata (AMQP headers) event_type, tenant_id and the W3C traceparent of the
-// context; the trace id also fills trace_id. Decode reads it back; ContextWithTrace gives
-// the handler the producer's trace.
+// The envelope is the generated events.EventEnvelope of gen/events (events.NewEvent builds
+// one for an event of the AsyncAPI document, NewEnvelope for a message it does not
+// declare); data stays raw and is validated by the consumer with the generated payload
+// types. Message makes the watermill message: UUID = event_id, metadata (AMQP headers)
+// event_type, tenant_id and the W3C traceparent of the context; the trace id also fills
+// trace_id. Decode reads it back, validated against the envelope schema; ContextWithTrace
+// gives the handler the producer's trace.
 //
 // # Publishing: the outbox
 //
@@ -48,13 +50,13 @@
 //	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
 //	router, err := bus.NewRouter(cfg, dlq, metrics, log) // metrics may be nil
 //	bus.Consume(router, "renderevents", sub, bus.Handlers{
-//		"render.job.completed.v1": func(ctx context.Context, env bus.Envelope) error {
-//			var data events.RenderJobCompleted
-//			if err := json.Unmarshal(env.Data, &data); err != nil {
+//		events.RenderJobCompletedV1: func(ctx context.Context, env events.EventEnvelope) error {
+//			data, err := events.Decode(env.EventType, env.Data)
+//			if err != nil {
 //				return bus.Permanent(err) // schema-invalid: no retry
 //			}
-//			_, err := bus.HandleOnce(ctx, pool, "renderevents", env.EventID,
-//				func(ctx context.Context, tx pgx.Tx) error { /* effect */ return nil })
+//			_, err = bus.HandleOnce(ctx, pool, "renderevents", env.EventID,
+//				func(ctx context.Context, tx pgx.Tx) error { /* apply data */ return nil })
 //			return err
 //		},
 //	})

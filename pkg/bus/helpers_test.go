@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 )
 
@@ -95,19 +96,20 @@ func declareEventsExchange(t *testing.T, ch *amqp.Channel, cfg bus.Config) {
 	}
 }
 
-func envelope(t *testing.T, eventType string, data any) bus.Envelope {
+func envelope(t *testing.T, eventType string, data any) events.EventEnvelope {
 	t.Helper()
 	env, err := bus.NewEnvelope(eventType, uuid.New(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
-	env.Producer = "bus-test"
+	producer := events.ProducerRenderOrchestrator
+	env.Producer = &producer
 	return env
 }
 
-func toMessage(t *testing.T, env bus.Envelope) *message.Message {
+func toMessage(t *testing.T, env events.EventEnvelope) *message.Message {
 	t.Helper()
-	msg, err := env.Message(context.Background())
+	msg, err := bus.Message(context.Background(), env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +127,9 @@ func receive(t *testing.T, d <-chan amqp.Delivery, within time.Duration) amqp.De
 	}
 }
 
-func decodeDelivery(t *testing.T, d amqp.Delivery) bus.Envelope {
+func decodeDelivery(t *testing.T, d amqp.Delivery) events.EventEnvelope {
 	t.Helper()
-	var env bus.Envelope
+	var env events.EventEnvelope
 	if err := json.Unmarshal(d.Body, &env); err != nil {
 		t.Fatalf("delivery body is not an envelope: %v", err)
 	}

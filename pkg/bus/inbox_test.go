@@ -10,6 +10,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
@@ -62,7 +63,7 @@ func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	t.Cleanup(func() { _ = sub.Close() })
 	applied := make(chan bool, 2)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
-		"render.job.completed.v1": func(ctx context.Context, env bus.Envelope) error {
+		"render.job.completed.v1": func(ctx context.Context, env events.EventEnvelope) error {
 			ok, err := bus.HandleOnce(ctx, pool, cfg.Service, env.EventID, applyEffect(env.EventID))
 			if err == nil {
 				applied <- ok

@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -58,14 +59,14 @@ func (f *outboxFixture) write(t *testing.T, n int, oneTx bool) map[uuid.UUID]boo
 	t.Helper()
 	ctx := context.Background()
 	ids := map[uuid.UUID]bool{}
-	var batches [][]bus.Envelope
+	var batches [][]events.EventEnvelope
 	for i := range n {
 		env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
 		ids[env.EventID] = true
 		if oneTx && i > 0 {
 			batches[0] = append(batches[0], env)
 		} else {
-			batches = append(batches, []bus.Envelope{env})
+			batches = append(batches, []events.EventEnvelope{env})
 		}
 	}
 	for _, b := range batches {

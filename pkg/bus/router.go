@@ -11,6 +11,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/videotpl/platform/gen/events"
 )
 
 // Metadata (AMQP headers) a dead letter carries besides the original ones.
@@ -137,7 +139,7 @@ func deadLetter(pub message.Publisher, queue string, m Metrics, log *slog.Logger
 }
 
 // HandlerFunc handles one decoded event. ctx carries the producer's trace.
-type HandlerFunc func(ctx context.Context, env Envelope) error
+type HandlerFunc func(ctx context.Context, env events.EventEnvelope) error
 
 // Handlers maps event types (exact names, e.g. "render.job.completed.v1") to handlers.
 type Handlers map[string]HandlerFunc

@@ -12,6 +12,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 )
 
@@ -45,19 +46,19 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	}
 	processed := make(chan uuid.UUID, 1)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
-		"test.flaky.v1": func(context.Context, bus.Envelope) error {
+		"test.flaky.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.flaky.v1"].Add(1)
 			return errors.New("database is down")
 		},
-		"test.poison.v1": func(context.Context, bus.Envelope) error {
+		"test.poison.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.poison.v1"].Add(1)
 			return bus.Permanent(errors.New("data.step: not in the step enumeration"))
 		},
-		"test.panics.v1": func(context.Context, bus.Envelope) error {
+		"test.panics.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.panics.v1"].Add(1)
 			panic("nil map write")
 		},
-		"test.ok.v1": func(_ context.Context, env bus.Envelope) error {
+		"test.ok.v1": func(_ context.Context, env events.EventEnvelope) error {
 			calls["test.ok.v1"].Add(1)
 			processed <- env.EventID
 			return nil
@@ -71,7 +72,7 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = pub.Close() })
 	ctx := context.Background()
-	sent := map[string]bus.Envelope{}
+	sent := map[string]events.EventEnvelope{}
 	for _, et := range []string{"test.flaky.v1", "test.poison.v1", "test.panics.v1"} {
 		sent[et] = envelope(t, et, map[string]any{"n": 1})
 		if err := bus.PublishEvents(ctx, pub, sent[et]); err != nil {
