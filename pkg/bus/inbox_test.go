@@ -12,6 +12,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
@@ -43,7 +44,7 @@ func applyEffect(id uuid.UUID) func(context.Context, pgx.Tx) error {
 
 func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 	pool := effectsDB(t)
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -50,7 +51,7 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 	tel.TracerProvider.RegisterSpanProcessor(spans)
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 	pool, _ := pgtest.NewDB(t, bus.Migrations())
 
