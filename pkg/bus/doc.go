@@ -69,6 +69,22 @@
 // is acked so the queue keeps moving. HandleOnce records the event id in the same
 // transaction as the effect, so a redelivered event changes nothing.
 //
+// # Consuming in batches
+//
+// Where events come in volume, one transaction per event is the bottleneck. A
+// BatchConsumer reads <service>.events itself and hands the service's BatchApplier up to
+// BatchConfig.Size deliveries at a time: ApplyBatch applies them in one transaction whose
+// HandleBatchOnce records every event id of the batch in the inbox and returns the ones not
+// applied before. When a batch fails, its events are applied one by one (ApplyOne, with
+// HandleOnce) with the same retries, so a bad event is isolated: a message Decode refuses or
+// a Permanent error goes to the dead-letter queue at once with the reason, one that keeps
+// failing after its retries too, unless the database does not answer (Ping): then the
+// events go back to the queue.
+//
+//	c, err := bus.NewBatchConsumer(cfg, bus.BatchConfig{Size: 256, Wait: 20 * time.Millisecond},
+//		applier, dlq, metrics, log, "render.#", "identity.#")
+//	err = c.Run(ctx)
+//
 // With a GoChannel (NewGoChannel) as both publisher and subscriber the same code runs in
 // one process; Consume then subscribes one handler per event type.
 //

@@ -19,11 +19,18 @@ import (
 // effectsDB is a database with the bus tables and a table standing for a consumer's effect.
 func effectsDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, bus.Migrations())
+	pool, _ := effectsDBWithURL(t)
+	return pool
+}
+
+// effectsDBWithURL is effectsDB and the database's URL.
+func effectsDBWithURL(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	pool, dbURL := pgtest.NewDB(t, bus.Migrations())
 	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id uuid NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	return pool
+	return pool, dbURL
 }
 
 func countEffects(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) int {
