@@ -19,9 +19,11 @@ import (
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
@@ -194,8 +196,10 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 
 // applied counts the events the service recorded in its inbox.
 func (h *harness) applied() int {
-	var n int
-	_ = h.pool.QueryRow(context.Background(), "SELECT count(*) FROM bus_inbox").Scan(&n)
+	n, err := bus.HandledCount(context.Background(), h.pool, app.Consumer)
+	if err != nil {
+		h.t.Fatal(err)
+	}
 	return n
 }
 

@@ -174,9 +174,11 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("dead-letter publisher: %w", err)
 	}
 	s.closers = append(s.closers, dlq.Close)
-	s.Consumer = broker.NewEventsConsumer(broker.ConsumerConfig{Bus: bcfg, BatchSize: cfg.ConsumerBatchSize,
-		BatchWait: cfg.ConsumerBatchWait, Prefetch: cfg.ConsumerPrefetch}, s.Ingest, dlq, metrics, log)
-	s.Consumer.Ping = s.Store.Ping
+	s.Consumer, err = broker.NewEventsConsumer(bcfg, bus.BatchConfig{Size: cfg.ConsumerBatchSize, Wait: cfg.ConsumerBatchWait},
+		s.Ingest, s.Store.Ping, dlq, metrics, log)
+	if err != nil {
+		return nil, fmt.Errorf("events consumer: %w", err)
+	}
 	s.Progress, err = broker.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
