@@ -59,6 +59,9 @@ func progressExchange(cfg Config) wamqp.ExchangeConfig {
 // relies on); after a broker outage the next Publish reconnects.
 func NewAMQPPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.require(needEventsExchange); err != nil {
+		return nil, err
+	}
 	return connected(&publisher{
 		url:       cfg.AMQPURL,
 		exchange:  cfg.EventsExchange,
@@ -74,6 +77,9 @@ func NewAMQPPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 // confirmed: a lost update is superseded by the next one.
 func NewProgressPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.require(needProgressExchange); err != nil {
+		return nil, err
+	}
 	return connected(&publisher{
 		url:       cfg.AMQPURL,
 		exchange:  cfg.ProgressExchange,
@@ -88,7 +94,7 @@ func NewProgressPublisher(cfg Config, log *slog.Logger) (message.Publisher, erro
 // reads them. Topic = routing key = the queue name (Config.DeadLetterQueue).
 func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needDeadLetterExchange); err != nil {
 		return nil, err
 	}
 	return connected(&publisher{
@@ -183,7 +189,7 @@ func (s *Subscriber) Queue() string { return s.queue }
 // as "render.#".
 func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscriber, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needEventsExchange); err != nil {
 		return nil, err
 	}
 	if len(bindingKeys) == 0 {
@@ -204,7 +210,7 @@ func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscr
 // job's progress. Subscribe with any topic, e.g. "render.job.progress.v1".
 func NewProgressSubscriber(cfg Config, log *slog.Logger) (message.Subscriber, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needProgressExchange); err != nil {
 		return nil, err
 	}
 	c := subscriberConfig(cfg, progressExchange(cfg))

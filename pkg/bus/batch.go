@@ -73,7 +73,7 @@ func NewBatchConsumer[E any](cfg Config, batch BatchConfig, apply BatchApplier[E
 		cfg.Prefetch = 4 * batch.Size
 	}
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needEventsExchange); err != nil {
 		return nil, err
 	}
 	switch {

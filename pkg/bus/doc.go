@@ -15,7 +15,15 @@
 //   - dead-letter: durable direct exchange with one durable queue <service>.dead-letter per
 //     service (NewDeadLetterPublisher).
 //
-// Exchange names are configurable (Config) so tests can isolate themselves.
+// # Configuration
+//
+// Config holds the names and tunings; the bus reads no environment. A service embeds
+// EnvConfig (AMQP_URL, BUS_SERVICE, EVENTS_EXCHANGE, DEAD_LETTER_EXCHANGE,
+// CONSUMER_MAX_RETRIES) in its configuration struct, ProgressEnvConfig (PROGRESS_EXCHANGE)
+// when it relays progress and BatchEnvConfig (CONSUMER_BATCH_SIZE, CONSUMER_BATCH_WAIT,
+// CONSUMER_PREFETCH) when it consumes in batches; each variable's default is written once, in
+// its tag. EnvConfig.BusConfig(name) makes the Config. Tests isolate themselves with bustest,
+// which names every exchange and queue uniquely.
 //
 // # Envelope
 //

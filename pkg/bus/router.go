@@ -22,7 +22,7 @@ import (
 // is redelivered rather than lost.
 func NewRouter(cfg Config, dlq message.Publisher, m Metrics, log *slog.Logger) (*message.Router, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService); err != nil {
 		return nil, err
 	}
 	if m == nil {

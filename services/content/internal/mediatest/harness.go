@@ -15,6 +15,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
@@ -179,7 +180,7 @@ func (h *Harness) removeTopology() {
 	_, _ = ch.QueueDelete(h.Bus.ServiceQueue(), false, false, false)
 	_, _ = ch.QueueDelete(h.Bus.DeadLetterQueue(), false, false, false)
 	_ = ch.ExchangeDelete(h.Bus.DeadLetterExchange, false, false)
-	if h.Bus.EventsExchange != bus.DefaultEventsExchange {
+	if h.Bus.EventsExchange != events.ExchangeEvents { // the seed's exchange is shared
 		_ = ch.ExchangeDelete(h.Bus.EventsExchange, false, false)
 	}
 }

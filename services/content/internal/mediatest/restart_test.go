@@ -58,7 +58,8 @@ func startService(t *testing.T, bin string, h *mt.Harness, env ...string) *servi
 	cmd.Env = append(os.Environ(),
 		"HTTP_ADDR="+addr, "DATABASE_URL="+h.DBURL, "LOG_LEVEL=info",
 		"JWT_HS256_SECRET="+mt.Secret, "JWT_ISSUER="+mt.Issuer, "JWT_AUDIENCE="+mt.Audience,
-		"AMQP_URL="+h.Bus.AMQPURL, "AMQP_EVENTS_EXCHANGE="+h.Bus.EventsExchange, "AMQP_SERVICE_NAME="+h.Bus.Service,
+		"AMQP_URL="+h.Bus.AMQPURL, "EVENTS_EXCHANGE="+h.Bus.EventsExchange, "BUS_SERVICE="+h.Bus.Service,
+		"DEAD_LETTER_EXCHANGE="+h.Bus.DeadLetterExchange,
 		"S3_ENDPOINT="+s3.Endpoint, "S3_REGION="+s3.Region, "S3_ACCESS_KEY="+s3.AccessKey, "S3_SECRET_KEY="+s3.SecretKey,
 		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s")
 	cmd.Env = append(cmd.Env, env...)

@@ -66,7 +66,7 @@ func start(t *testing.T, opts ...option) *harness {
 	}
 	s := suffix()
 	cfg.AMQPURL = amqpURL()
-	cfg.BusService = "renderevents-test-" + s
+	cfg.Service = "renderevents-test-" + s
 	cfg.EventsExchange = "events-test-" + s
 	cfg.ProgressExchange = "render.progress-test-" + s
 	cfg.DeadLetterExchange = "dead-letter-test-" + s
