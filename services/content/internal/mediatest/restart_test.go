@@ -136,7 +136,7 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 	}
 	bin := buildBinary(t)
 	h := mt.Start(t, mt.Options{NoBus: true})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 
 	// The vision model holds the first request until the test is done with it, so the job is
 	// in progress -- its command delivered and not acknowledged -- when the service is killed.
