@@ -24,7 +24,7 @@ func orgboardServer(t *testing.T) (*process, string) {
 	t.Helper()
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
-	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL()}
+	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "LOG_LEVEL=info"}
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}

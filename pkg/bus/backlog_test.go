@@ -33,7 +33,7 @@ func TestTheBacklogCollectorReportsQueueDepthsAndTheOutboxBacklog(t *testing.T) 
 	}
 	// Two messages wait in the service queue, one in its dead-letter queue.
 	ch := bustest.Channel(t)
-	if _, err := ch.QueueDeclare(cfg.ServiceQueue(), true, false, false, false, nil); err != nil {
+	if err := bus.DeclareServiceQueue(ch, cfg, "render.#"); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {

@@ -55,7 +55,7 @@ func Config(t testing.TB) bus.Config {
 // ends).
 func Remove(t testing.TB, cfg bus.Config) {
 	t.Helper()
-	conn, err := amqp.Dial(cfg.AMQPURL)
+	conn, err := bus.Dial(cfg.AMQPURL)
 	if err != nil {
 		t.Logf("bustest: remove the test topology: %v", err)
 		return
@@ -80,7 +80,7 @@ func Remove(t testing.TB, cfg bus.Config) {
 // foreign producer would and to observe what the bus did.
 func Channel(t testing.TB) *amqp.Channel {
 	t.Helper()
-	conn, err := amqp.Dial(URL())
+	conn, err := bus.Dial(URL())
 	if err != nil {
 		t.Fatalf("bustest: dial RabbitMQ at %s: %v", URL(), err)
 	}
