@@ -6,7 +6,6 @@ require (
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
 	github.com/moby/patternmatcher v0.6.1
-	github.com/rabbitmq/amqp091-go v1.16.0
 	github.com/videotpl/platform/gen v0.0.0
 	github.com/videotpl/platform/pkg v0.0.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -72,6 +71,7 @@ require (
 	github.com/prometheus/client_model v0.6.3 // indirect
 	github.com/prometheus/common v0.72.0 // indirect
 	github.com/prometheus/procfs v0.22.0 // indirect
+	github.com/rabbitmq/amqp091-go v1.16.0 // indirect
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/sony/gobreaker v1.0.0 // indirect

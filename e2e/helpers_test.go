@@ -35,13 +35,6 @@ func repoRoot(t testing.TB) string {
 	return filepath.Dir(filepath.Dir(file))
 }
 
-func amqpURL() string {
-	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
-		return u
-	}
-	return "amqp://guest:guest@127.0.0.1:5672/"
-}
-
 // freeAddr returns a loopback address with a port nobody listens on.
 func freeAddr(t testing.TB) string {
 	t.Helper()

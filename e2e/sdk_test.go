@@ -25,7 +25,7 @@ func orgboardServer(t *testing.T, issuer *authtest.Issuer) (*process, string) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
 	issuer.ServeJWKS(t)
-	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL()}, issuer.Env()...)
+	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info"}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}

@@ -9,19 +9,18 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
@@ -82,7 +81,7 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
 	issuer := authtest.New(t)
-	env := append([]string{"DATABASE_URL=" + dbURL, "AMQP_URL=" + amqpURL(), "LOG_LEVEL=info"}, issuer.Env()...)
+	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info"}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}
@@ -154,58 +153,6 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	}
 }
 
-// isolatedBus names a renderevents instance's exchanges and queues uniquely on the shared
-// broker and deletes them when the test ends.
-func isolatedBus(t *testing.T) bus.Config {
-	t.Helper()
-	suffix := strings.ReplaceAll(uuid.NewString()[:13], "-", "")
-	cfg := bus.Config{
-		AMQPURL:            amqpURL(),
-		Service:            "e2e-renderevents-" + suffix,
-		EventsExchange:     "events.e2e-" + suffix,
-		ProgressExchange:   "render.progress.e2e-" + suffix,
-		DeadLetterExchange: "dead-letter.e2e-" + suffix,
-	}
-	t.Cleanup(func() {
-		ch := brokerChannel(t)
-		for _, q := range []string{cfg.ServiceQueue(), cfg.DeadLetterQueue()} {
-			_, _ = ch.QueueDelete(q, false, false, false)
-		}
-		for _, ex := range []string{cfg.EventsExchange, cfg.ProgressExchange, cfg.DeadLetterExchange} {
-			_ = ch.ExchangeDelete(ex, false, false)
-		}
-	})
-	return cfg
-}
-
-func brokerChannel(t *testing.T) *amqp.Channel {
-	t.Helper()
-	conn, err := amqp.Dial(amqpURL())
-	if err != nil {
-		t.Fatalf("dial RabbitMQ at %s: %v", amqpURL(), err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return ch
-}
-
-// queueDepth is the number of messages ready in queue (0 when it does not exist).
-func queueDepth(t *testing.T, queue string) int {
-	t.Helper()
-	q, err := brokerChannel(t).QueueDeclarePassive(queue, true, false, false, false, nil)
-	var amqpErr *amqp.Error
-	if errors.As(err, &amqpErr) && amqpErr.Code == amqp.NotFound {
-		return 0
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	return q.Messages
-}
-
 // renderJobs lists every render job the token's tenant sees.
 func renderJobs(t *testing.T, c *renderevents.ClientWithResponses) map[uuid.UUID]renderevents.JobState {
 	t.Helper()
@@ -229,7 +176,7 @@ func renderJobs(t *testing.T, c *renderevents.ClientWithResponses) map[uuid.UUID
 
 func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing.T) {
 	bin := serviceBinary(t, "renderevents")
-	cfg := isolatedBus(t)
+	cfg := bustest.Config(t)
 	_, dbURL := pgtest.NewDB(t)
 	issuer := authtest.New(t)
 	env := []string{
@@ -246,17 +193,8 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	}
 
 	// The service's durable queue, declared as the service does, filled before it starts.
-	ch := brokerChannel(t)
-	if err := ch.ExchangeDeclare(cfg.EventsExchange, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
+	if err := bus.DeclareServiceQueue(bustest.Channel(t), cfg, "render.#", "identity.#"); err != nil {
 		t.Fatal(err)
-	}
-	if _, err := ch.QueueDeclare(cfg.ServiceQueue(), true, false, false, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	for _, key := range []string{"render.#", "identity.#"} {
-		if err := ch.QueueBind(cfg.ServiceQueue(), key, cfg.EventsExchange, false, nil); err != nil {
-			t.Fatal(err)
-		}
 	}
 	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
 	if err != nil {
@@ -275,9 +213,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 		if err != nil {
 			t.Fatal(err)
 		}
-		e := bus.Envelope{EventID: env.EventID, EventType: env.EventType, EventTime: env.EventTime,
-			TenantID: env.TenantID, Data: env.Data, Producer: string(*env.Producer)}
-		if err := bus.PublishEvents(context.Background(), pub, e); err != nil {
+		if err := bus.PublishEvents(context.Background(), pub, env); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -297,7 +233,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	if err := p.wait(t, 30*time.Second); err != nil {
 		t.Fatalf("renderevents exited with %v after SIGTERM, want status 0", err)
 	}
-	left := queueDepth(t, cfg.ServiceQueue())
+	left := bustest.Depth(t, cfg.ServiceQueue())
 	if left == 0 {
 		t.Fatal("the queue was drained before SIGTERM landed: the test proved nothing (raise n)")
 	}
@@ -319,7 +255,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	if len(got) != n {
 		t.Errorf("%d jobs in the read model, want %d", len(got), n)
 	}
-	if d := queueDepth(t, cfg.DeadLetterQueue()); d != 0 {
+	if d := bustest.Depth(t, cfg.DeadLetterQueue()); d != 0 {
 		t.Errorf("%d events were dead-lettered, want none", d)
 	}
 }

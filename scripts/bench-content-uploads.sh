@@ -29,7 +29,7 @@ start_minio "$tmp/minio"
 export DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/$db?sslmode=disable"
 export JWT_HS256_SECRET=bench-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')
 export LOG_LEVEL=warn S3_BUCKET_TEMPLATES=bench-templates S3_BUCKET_MEDIA=bench-media
-export AMQP_SERVICE_NAME=content-uploads-bench AMQP_EVENTS_EXCHANGE=events-uploads-bench
+export BUS_SERVICE=content-uploads-bench EVENTS_EXCHANGE=events-uploads-bench
 
 log "recreating database $db"
 psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null

@@ -59,15 +59,16 @@ func progressExchange(cfg Config) wamqp.ExchangeConfig {
 // relies on); after a broker outage the next Publish reconnects.
 func NewAMQPPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.require(needEventsExchange); err != nil {
+		return nil, err
+	}
 	return connected(&publisher{
 		url:       cfg.AMQPURL,
 		exchange:  cfg.EventsExchange,
 		confirm:   true,
 		marshaler: newMarshaler(false),
-		declare: func(ch *amqp.Channel) error {
-			return declareExchange(ch, eventsExchange(cfg))
-		},
-		log: log,
+		declare:   func(ch *amqp.Channel) error { return DeclareEventsExchange(ch, cfg) },
+		log:       log,
 	})
 }
 
@@ -76,14 +77,15 @@ func NewAMQPPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 // confirmed: a lost update is superseded by the next one.
 func NewProgressPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
+	if err := cfg.require(needProgressExchange); err != nil {
+		return nil, err
+	}
 	return connected(&publisher{
 		url:       cfg.AMQPURL,
 		exchange:  cfg.ProgressExchange,
 		marshaler: newMarshaler(true),
-		declare: func(ch *amqp.Channel) error {
-			return declareExchange(ch, progressExchange(cfg))
-		},
-		log: log,
+		declare:   func(ch *amqp.Channel) error { return DeclareProgressExchange(ch, cfg) },
+		log:       log,
 	})
 }
 
@@ -92,7 +94,7 @@ func NewProgressPublisher(cfg Config, log *slog.Logger) (message.Publisher, erro
 // reads them. Topic = routing key = the queue name (Config.DeadLetterQueue).
 func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needDeadLetterExchange); err != nil {
 		return nil, err
 	}
 	return connected(&publisher{
@@ -100,9 +102,56 @@ func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, er
 		exchange:  cfg.DeadLetterExchange,
 		confirm:   true,
 		marshaler: newMarshaler(false),
-		declare:   func(ch *amqp.Channel) error { return declareDeadLetterQueue(ch, cfg) },
+		declare:   func(ch *amqp.Channel) error { return DeclareDeadLetterQueue(ch, cfg) },
 		log:       log,
 	})
+}
+
+// Dial connects to the broker at url as every part of the bus does: heartbeats every 10s,
+// at most 5s to connect.
+func Dial(url string) (*amqp.Connection, error) {
+	conn, err := amqp.DialConfig(url, amqp.Config{
+		Heartbeat: 10 * time.Second,
+		Locale:    "en_US",
+		Dial:      amqp.DefaultDial(5 * time.Second),
+	})
+	if err != nil {
+		return nil, fmt.Errorf("connect to AMQP: %w", err)
+	}
+	return conn, nil
+}
+
+// DeclareEventsExchange declares cfg's events exchange (durable topic), with the flags
+// every declarer of it must use.
+func DeclareEventsExchange(ch *amqp.Channel, cfg Config) error {
+	return declareExchange(ch, eventsExchange(cfg))
+}
+
+// DeclareProgressExchange declares cfg's progress exchange (auto-delete fanout).
+func DeclareProgressExchange(ch *amqp.Channel, cfg Config) error {
+	return declareExchange(ch, progressExchange(cfg))
+}
+
+// DeclareServiceQueue declares the events exchange, the service's durable queue
+// <service>.events and its binding with each key (an event name or a pattern such as
+// "render.#"), as the service's consumers do on every connection.
+func DeclareServiceQueue(ch *amqp.Channel, cfg Config, keys ...string) error {
+	if err := DeclareEventsExchange(ch, cfg); err != nil {
+		return err
+	}
+	return declareBoundQueue(ch, cfg.ServiceQueue(), true, cfg.EventsExchange, keys)
+}
+
+func declareBoundQueue(ch *amqp.Channel, queue string, durable bool, exchange string, keys []string) error {
+	if _, err := ch.QueueDeclare(queue, durable, false, false, false, nil); err != nil {
+		return fmt.Errorf("declare queue %s: %w", queue, err)
+	}
+	for _, key := range keys {
+		if err := ch.QueueBind(queue, key, exchange, false, nil); err != nil {
+			return fmt.Errorf("bind %s to %s with %q: %w", queue, exchange, key, err)
+		}
+	}
+	return nil
 }
 
 func declareExchange(ch *amqp.Channel, ex wamqp.ExchangeConfig) error {
@@ -113,18 +162,15 @@ func declareExchange(ch *amqp.Channel, ex wamqp.ExchangeConfig) error {
 	return nil
 }
 
-func declareDeadLetterQueue(ch *amqp.Channel, cfg Config) error {
-	q := cfg.DeadLetterQueue()
+// DeclareDeadLetterQueue declares the dead-letter exchange (durable direct) and the
+// service's durable queue <service>.dead-letter bound to it with its own name, so dead
+// letters are kept even before anyone reads them.
+func DeclareDeadLetterQueue(ch *amqp.Channel, cfg Config) error {
 	if err := ch.ExchangeDeclare(cfg.DeadLetterExchange, amqp.ExchangeDirect, true, false, false, false, nil); err != nil {
 		return fmt.Errorf("declare exchange %s: %w", cfg.DeadLetterExchange, err)
 	}
-	if _, err := ch.QueueDeclare(q, true, false, false, false, nil); err != nil {
-		return fmt.Errorf("declare queue %s: %w", q, err)
-	}
-	if err := ch.QueueBind(q, q, cfg.DeadLetterExchange, false, nil); err != nil {
-		return fmt.Errorf("bind queue %s: %w", q, err)
-	}
-	return nil
+	q := cfg.DeadLetterQueue()
+	return declareBoundQueue(ch, q, true, cfg.DeadLetterExchange, []string{q})
 }
 
 // Subscriber consumes the service's durable queue <service>.events, bound to the events
@@ -143,7 +189,7 @@ func (s *Subscriber) Queue() string { return s.queue }
 // as "render.#".
 func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscriber, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needEventsExchange); err != nil {
 		return nil, err
 	}
 	if len(bindingKeys) == 0 {
@@ -164,7 +210,7 @@ func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscr
 // job's progress. Subscribe with any topic, e.g. "render.job.progress.v1".
 func NewProgressSubscriber(cfg Config, log *slog.Logger) (message.Subscriber, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService, needProgressExchange); err != nil {
 		return nil, err
 	}
 	c := subscriberConfig(cfg, progressExchange(cfg))
@@ -188,18 +234,10 @@ func (b bindKeys) ExchangeDeclare(ch *amqp.Channel, name string, c wamqp.Config)
 }
 
 func (b bindKeys) BuildTopology(ch *amqp.Channel, p wamqp.BuildTopologyParams, c wamqp.Config, _ watermill.LoggerAdapter) error {
-	if _, err := ch.QueueDeclare(p.QueueName, c.Queue.Durable, c.Queue.AutoDelete, c.Queue.Exclusive, false, c.Queue.Arguments); err != nil {
-		return fmt.Errorf("declare queue %s: %w", p.QueueName, err)
-	}
 	if err := b.ExchangeDeclare(ch, p.ExchangeName, c); err != nil {
 		return fmt.Errorf("declare exchange %s: %w", p.ExchangeName, err)
 	}
-	for _, key := range b {
-		if err := ch.QueueBind(p.QueueName, key, p.ExchangeName, false, nil); err != nil {
-			return fmt.Errorf("bind %s to %s with %q: %w", p.QueueName, p.ExchangeName, key, err)
-		}
-	}
-	return nil
+	return declareBoundQueue(ch, p.QueueName, c.Queue.Durable, p.ExchangeName, b)
 }
 
 // describePublishing fills the AMQP properties other tools show: message id, type, content type.

@@ -12,6 +12,7 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
@@ -19,7 +20,7 @@ import (
 func TestTheBacklogCollectorReportsQueueDepthsAndTheOutboxBacklog(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 	pool, _ := pgtest.NewDB(t, bus.Migrations())
 
@@ -31,8 +32,8 @@ func TestTheBacklogCollectorReportsQueueDepthsAndTheOutboxBacklog(t *testing.T) 
 		}
 	}
 	// Two messages wait in the service queue, one in its dead-letter queue.
-	ch := rawChannel(t)
-	if _, err := ch.QueueDeclare(cfg.ServiceQueue(), true, false, false, false, nil); err != nil {
+	ch := bustest.Channel(t)
+	if err := bus.DeclareServiceQueue(ch, cfg, "render.#"); err != nil {
 		t.Fatal(err)
 	}
 	for range 2 {
@@ -82,8 +83,8 @@ bus_queue_messages{queue="` + cfg.ServiceQueue() + `"} 2
 
 func TestTheBacklogCollectorReportsAnUnreachableBrokerAsDown(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	proxy := startProxy(t, amqpURL())
+	cfg := bustest.Config(t)
+	proxy := startProxy(t, bustest.URL())
 	proxy.stop() // nothing listens there any more
 	cfg.AMQPURL = proxy.url
 

@@ -1,19 +1,14 @@
 package bus
 
 import (
-	"errors"
+	"fmt"
+	"strings"
 	"time"
 )
 
-// Default names of the topology in seed 001.
-const (
-	DefaultEventsExchange     = "events"
-	DefaultProgressExchange   = "render.progress"
-	DefaultDeadLetterExchange = "dead-letter"
-)
-
-// Config configures the bus of one service. Services fill it from their environment; the
-// package reads no environment itself. Zero fields take the defaults documented on them.
+// Config configures the bus of one service. Services fill it from their environment
+// (EnvConfig); the package reads no environment itself. The names are required by the parts
+// that use them; other zero fields take the defaults documented on them.
 type Config struct {
 	// AMQPURL is the broker, e.g. amqp://guest:guest@127.0.0.1:5672/.
 	AMQPURL string
@@ -21,15 +16,16 @@ type Config struct {
 	// <Service>.progress.<instance>. Required for subscribers and dead letters.
 	Service string
 
-	// EventsExchange is the durable topic exchange of all events (default "events").
+	// EventsExchange is the durable topic exchange of all events (seed 001: "events").
 	EventsExchange string
-	// ProgressExchange is the auto-delete fanout exchange of job progress (default "render.progress").
+	// ProgressExchange is the auto-delete fanout exchange of job progress (seed 001:
+	// "render.progress").
 	ProgressExchange string
-	// DeadLetterExchange is the durable direct exchange the dead-letter queues hang off
-	// (default "dead-letter").
+	// DeadLetterExchange is the durable direct exchange the dead-letter queues hang off.
 	DeadLetterExchange string
 
-	// Prefetch is the AMQP QoS prefetch count per consumer (default 10).
+	// Prefetch is the AMQP QoS prefetch count per consumer (default 10; a BatchConsumer's
+	// default is 4 batches).
 	Prefetch int
 
 	Retry  RetryConfig
@@ -39,7 +35,7 @@ type Config struct {
 // RetryConfig is the in-process retry of a failing handler before its message is
 // dead-lettered.
 type RetryConfig struct {
-	// MaxRetries after the first attempt (default 5; negative means none).
+	// MaxRetries after the first attempt (0: none).
 	MaxRetries int
 	// InitialInterval is the first backoff (default 100ms); it doubles up to MaxInterval (default 10s).
 	InitialInterval time.Duration
@@ -59,28 +55,15 @@ type OutboxConfig struct {
 }
 
 func (c Config) withDefaults() Config {
-	def := func(s *string, v string) {
-		if *s == "" {
-			*s = v
-		}
-	}
 	defDur := func(d *time.Duration, v time.Duration) {
 		if *d == 0 {
 			*d = v
 		}
 	}
-	def(&c.EventsExchange, DefaultEventsExchange)
-	def(&c.ProgressExchange, DefaultProgressExchange)
-	def(&c.DeadLetterExchange, DefaultDeadLetterExchange)
 	if c.Prefetch == 0 {
 		c.Prefetch = 10
 	}
-	switch {
-	case c.Retry.MaxRetries == 0:
-		c.Retry.MaxRetries = 5
-	case c.Retry.MaxRetries < 0:
-		c.Retry.MaxRetries = 0
-	}
+	c.Retry.MaxRetries = max(c.Retry.MaxRetries, 0)
 	defDur(&c.Retry.InitialInterval, 100*time.Millisecond)
 	defDur(&c.Retry.MaxInterval, 10*time.Second)
 	defDur(&c.Outbox.PollInterval, 100*time.Millisecond)
@@ -89,9 +72,27 @@ func (c Config) withDefaults() Config {
 	return c
 }
 
-func (c Config) requireService() error {
-	if c.Service == "" {
-		return errors.New("bus: Config.Service is required")
+// Names of the Config fields a part of the bus may require.
+const (
+	needService            = "Service"
+	needEventsExchange     = "EventsExchange"
+	needProgressExchange   = "ProgressExchange"
+	needDeadLetterExchange = "DeadLetterExchange"
+)
+
+// require reports the named fields that are empty: an empty exchange name would be the
+// broker's default exchange, which routes by queue name and would lose the messages.
+func (c Config) require(fields ...string) error {
+	values := map[string]string{needService: c.Service, needEventsExchange: c.EventsExchange,
+		needProgressExchange: c.ProgressExchange, needDeadLetterExchange: c.DeadLetterExchange}
+	var missing []string
+	for _, f := range fields {
+		if values[f] == "" {
+			missing = append(missing, "Config."+f)
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("bus: %s required", strings.Join(missing, ", "))
 	}
 	return nil
 }

@@ -15,15 +15,25 @@
 //   - dead-letter: durable direct exchange with one durable queue <service>.dead-letter per
 //     service (NewDeadLetterPublisher).
 //
-// Exchange names are configurable (Config) so tests can isolate themselves.
+// # Configuration
+//
+// Config holds the names and tunings; the bus reads no environment. A service embeds
+// EnvConfig (AMQP_URL, BUS_SERVICE, EVENTS_EXCHANGE, DEAD_LETTER_EXCHANGE,
+// CONSUMER_MAX_RETRIES) in its configuration struct, ProgressEnvConfig (PROGRESS_EXCHANGE)
+// when it relays progress and BatchEnvConfig (CONSUMER_BATCH_SIZE, CONSUMER_BATCH_WAIT,
+// CONSUMER_PREFETCH) when it consumes in batches; each variable's default is written once, in
+// its tag. EnvConfig.BusConfig(name) makes the Config. Tests isolate themselves with bustest,
+// which names every exchange and queue uniquely.
 //
 // # Envelope
 //
-// Envelope is the JSON envelope; Data stays raw and is validated by the consumer with the
-// generated types of gen/events. Envelope.Message makes the watermill message: UUID =
-// event_id, metadata (AMQP headers) event_type, tenant_id and the W3C traceparent of the
-// context; the trace id also fills trace_id. Decode reads it back; ContextWithTrace gives
-// the handler the producer's trace.
+// The envelope is the generated events.EventEnvelope of gen/events (events.NewEvent builds
+// one for an event of the AsyncAPI document, NewEnvelope for a message it does not
+// declare); data stays raw and is validated by the consumer with the generated payload
+// types. Message makes the watermill message: UUID = event_id, metadata (AMQP headers)
+// event_type, tenant_id and the W3C traceparent of the context; the trace id also fills
+// trace_id. Decode reads it back, validated against the envelope schema; ContextWithTrace
+// gives the handler the producer's trace.
 //
 // # Publishing: the outbox
 //
@@ -48,13 +58,13 @@
 //	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
 //	router, err := bus.NewRouter(cfg, dlq, metrics, log) // metrics may be nil
 //	bus.Consume(router, "renderevents", sub, bus.Handlers{
-//		"render.job.completed.v1": func(ctx context.Context, env bus.Envelope) error {
-//			var data events.RenderJobCompleted
-//			if err := json.Unmarshal(env.Data, &data); err != nil {
+//		events.RenderJobCompletedV1: func(ctx context.Context, env events.EventEnvelope) error {
+//			data, err := events.Decode(env.EventType, env.Data)
+//			if err != nil {
 //				return bus.Permanent(err) // schema-invalid: no retry
 //			}
-//			_, err := bus.HandleOnce(ctx, pool, "renderevents", env.EventID,
-//				func(ctx context.Context, tx pgx.Tx) error { /* effect */ return nil })
+//			_, err = bus.HandleOnce(ctx, pool, "renderevents", env.EventID,
+//				func(ctx context.Context, tx pgx.Tx) error { /* apply data */ return nil })
 //			return err
 //		},
 //	})
@@ -66,6 +76,22 @@
 // dead_letter_permanent, dead_letter_attempts, dead_letter_handler and dead_letter_at, and
 // is acked so the queue keeps moving. HandleOnce records the event id in the same
 // transaction as the effect, so a redelivered event changes nothing.
+//
+// # Consuming in batches
+//
+// Where events come in volume, one transaction per event is the bottleneck. A
+// BatchConsumer reads <service>.events itself and hands the service's BatchApplier up to
+// BatchConfig.Size deliveries at a time: ApplyBatch applies them in one transaction whose
+// HandleBatchOnce records every event id of the batch in the inbox and returns the ones not
+// applied before. When a batch fails, its events are applied one by one (ApplyOne, with
+// HandleOnce) with the same retries, so a bad event is isolated: a message Decode refuses or
+// a Permanent error goes to the dead-letter queue at once with the reason, one that keeps
+// failing after its retries too, unless the database does not answer (Ping): then the
+// events go back to the queue.
+//
+//	c, err := bus.NewBatchConsumer(cfg, bus.BatchConfig{Size: 256, Wait: 20 * time.Millisecond},
+//		applier, dlq, metrics, log, "render.#", "identity.#")
+//	err = c.Run(ctx)
 //
 // With a GoChannel (NewGoChannel) as both publisher and subscriber the same code runs in
 // one process; Consume then subscribes one handler per event type.

@@ -12,6 +12,8 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/videotpl/platform/gen/events"
 )
 
 // Message metadata keys (AMQP headers on the wire).
@@ -21,32 +23,20 @@ const (
 	MetaTraceparent = "traceparent"
 )
 
-// Envelope is the JSON envelope of every event (seed 001). Data stays raw: consumers
-// decode and validate it with the generated payload types of gen/events.
-type Envelope struct {
-	EventID       uuid.UUID       `json:"event_id"`
-	EventType     string          `json:"event_type"`
-	EventTime     time.Time       `json:"event_time"`
-	TenantID      uuid.UUID       `json:"tenant_id"`
-	Data          json.RawMessage `json:"data"`
-	UserID        *uuid.UUID      `json:"user_id,omitempty"`
-	TraceID       *uuid.UUID      `json:"trace_id,omitempty"`
-	CorrelationID *uuid.UUID      `json:"correlation_id,omitempty"`
-	Producer      string          `json:"producer,omitempty"`
-}
-
-// NewEnvelope wraps data (marshalled to JSON) in an envelope with a fresh UUIDv7 event id
-// and the current UTC time.
-func NewEnvelope(eventType string, tenantID uuid.UUID, data any) (Envelope, error) {
+// NewEnvelope wraps data (marshalled to JSON) in an envelope of eventType with a fresh
+// UUIDv7 event id and the current UTC time. For an event of the AsyncAPI document,
+// events.NewEvent also validates the payload and sets the producer; NewEnvelope serves the
+// messages the document does not declare, such as a service's commands to itself.
+func NewEnvelope(eventType string, tenantID uuid.UUID, data any) (events.EventEnvelope, error) {
 	id, err := uuid.NewV7()
 	if err != nil {
-		return Envelope{}, err
+		return events.EventEnvelope{}, err
 	}
 	raw, err := json.Marshal(data)
 	if err != nil {
-		return Envelope{}, fmt.Errorf("marshal %s data: %w", eventType, err)
+		return events.EventEnvelope{}, fmt.Errorf("marshal %s data: %w", eventType, err)
 	}
-	return Envelope{
+	return events.EventEnvelope{
 		EventID:   id,
 		EventType: eventType,
 		EventTime: time.Now().UTC(),
@@ -55,60 +45,56 @@ func NewEnvelope(eventType string, tenantID uuid.UUID, data any) (Envelope, erro
 	}, nil
 }
 
-// Validate checks the fields the envelope requires.
-func (e Envelope) Validate() error {
+// validate checks the envelope schema's required fields and what the bus routes by: an
+// event type (the routing key) and data that is a JSON object.
+func validate(e events.EventEnvelope) error {
 	var errs []error
-	if e.EventID == uuid.Nil {
-		errs = append(errs, errors.New("event_id is required"))
+	if err := e.Validate(); err != nil {
+		errs = append(errs, err)
 	}
 	if e.EventType == "" {
 		errs = append(errs, errors.New("event_type is required"))
 	}
-	if e.EventTime.IsZero() {
-		errs = append(errs, errors.New("event_time is required"))
-	}
-	if e.TenantID == uuid.Nil {
-		errs = append(errs, errors.New("tenant_id is required"))
-	}
-	if !bytes.HasPrefix(bytes.TrimSpace(e.Data), []byte("{")) {
+	if len(e.Data) > 0 && !bytes.HasPrefix(bytes.TrimSpace(e.Data), []byte("{")) {
 		errs = append(errs, errors.New("data must be a JSON object"))
 	}
 	return errors.Join(errs...)
 }
 
-// Message turns the envelope into a watermill message: UUID = event_id, metadata
-// event_type, tenant_id and the W3C traceparent of ctx. When ctx carries a span and the
-// envelope has no trace_id, the trace id fills it (both are 16 bytes).
-func (e Envelope) Message(ctx context.Context) (*message.Message, error) {
-	if err := e.Validate(); err != nil {
-		return nil, fmt.Errorf("envelope %s: %w", e.EventType, err)
+// Message turns env into a watermill message: UUID = event_id, metadata event_type,
+// tenant_id and the W3C traceparent of ctx. When ctx carries a span and env has no
+// trace_id, the trace id fills it (both are 16 bytes).
+func Message(ctx context.Context, env events.EventEnvelope) (*message.Message, error) {
+	if err := validate(env); err != nil {
+		return nil, fmt.Errorf("envelope %s: %w", env.EventType, err)
 	}
-	if sc := trace.SpanContextFromContext(ctx); e.TraceID == nil && sc.HasTraceID() {
+	if sc := trace.SpanContextFromContext(ctx); env.TraceID == nil && sc.HasTraceID() {
 		id := uuid.UUID(sc.TraceID())
-		e.TraceID = &id
+		env.TraceID = &id
 	}
-	payload, err := json.Marshal(e)
+	payload, err := json.Marshal(env)
 	if err != nil {
 		return nil, err
 	}
-	msg := message.NewMessage(e.EventID.String(), payload)
-	msg.Metadata.Set(MetaEventType, e.EventType)
-	msg.Metadata.Set(MetaTenantID, e.TenantID.String())
+	msg := message.NewMessage(env.EventID.String(), payload)
+	msg.Metadata.Set(MetaEventType, env.EventType)
+	msg.Metadata.Set(MetaTenantID, env.TenantID.String())
 	propagation.TraceContext{}.Inject(ctx, propagation.MapCarrier(msg.Metadata))
 	msg.SetContext(ctx)
 	return msg, nil
 }
 
-// Decode reads and validates the envelope of msg.
-func Decode(msg *message.Message) (Envelope, error) {
-	var e Envelope
-	if err := json.Unmarshal(msg.Payload, &e); err != nil {
-		return Envelope{}, fmt.Errorf("decode envelope: %w", err)
+// Decode reads the envelope of msg and validates it against the envelope schema; data
+// stays raw for the handler to decode with its payload type.
+func Decode(msg *message.Message) (events.EventEnvelope, error) {
+	var env events.EventEnvelope
+	if err := env.UnmarshalJSON(msg.Payload); err != nil {
+		return events.EventEnvelope{}, fmt.Errorf("decode envelope: %w", err)
 	}
-	if err := e.Validate(); err != nil {
-		return Envelope{}, fmt.Errorf("invalid envelope: %w", err)
+	if env.EventType == "" {
+		return events.EventEnvelope{}, errors.New("decode envelope: event_type is required")
 	}
-	return e, nil
+	return env, nil
 }
 
 // ContextWithTrace returns msg's context carrying the remote span of its traceparent
@@ -119,9 +105,9 @@ func ContextWithTrace(msg *message.Message) context.Context {
 
 // PublishEvents publishes each envelope to its event type (the routing key on the events
 // exchange).
-func PublishEvents(ctx context.Context, pub message.Publisher, envs ...Envelope) error {
+func PublishEvents(ctx context.Context, pub message.Publisher, envs ...events.EventEnvelope) error {
 	for _, e := range envs {
-		msg, err := e.Message(ctx)
+		msg, err := Message(ctx, e)
 		if err != nil {
 			return err
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 )
 
@@ -23,7 +24,7 @@ func TestEnvelopeRoundTripsThroughAMessage(t *testing.T) {
 	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{
 		TraceID: traceID, SpanID: trace.SpanID{9}, TraceFlags: trace.FlagsSampled,
 	}))
-	msg, err := env.Message(ctx)
+	msg, err := bus.Message(ctx, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestEnvelopeRoundTripsThroughAMessage(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.EventID != env.EventID || !got.EventTime.Equal(env.EventTime) || *got.UserID != user ||
-		*got.CorrelationID != corr || got.Producer != "bus-test" || string(got.Data) != `{"register_mode":"Email"}` {
+		*got.CorrelationID != corr || got.Producer == nil || *got.Producer != events.ProducerRenderOrchestrator || string(got.Data) != `{"register_mode":"Email"}` {
 		t.Errorf("decoded %+v, want %+v", got, env)
 	}
 	if got.TraceID == nil || *got.TraceID != uuid.UUID(traceID) {
@@ -59,11 +60,13 @@ func TestDecodeRefusesInvalidEnvelopes(t *testing.T) {
 		name, payload, complaint string
 	}{
 		{"not JSON", `render.job.queued.v1`, "decode envelope"},
-		{"no event id", `{"event_type":"x.v1","event_time":"2026-01-02T03:04:05Z","tenant_id":"` + uuid.NewString() + `","data":{}}`, "event_id is required"},
-		{"no tenant", `{"event_id":"` + uuid.NewString() + `","event_type":"x.v1","event_time":"2026-01-02T03:04:05Z","data":{}}`, "tenant_id is required"},
-		{"data is not an object", `{` + valid + `,"data":[1]}`, "data must be a JSON object"},
-		{"data is missing", `{` + valid + `}`, "data must be a JSON object"},
-		{"event_id is not a uuid", `{"event_id":"42"}`, "decode envelope"},
+		{"no event id", `{"event_type":"x.v1","event_time":"2026-01-02T03:04:05Z","tenant_id":"` + uuid.NewString() + `","data":{}}`, "event_id: is required"},
+		{"no tenant", `{"event_id":"` + uuid.NewString() + `","event_type":"x.v1","event_time":"2026-01-02T03:04:05Z","data":{}}`, "tenant_id: is required"},
+		{"an empty event type", `{"event_id":"` + uuid.NewString() + `","event_type":"","event_time":"2026-01-02T03:04:05Z","tenant_id":"` + uuid.NewString() + `","data":{}}`, "event_type is required"},
+		{"data is not an object", `{` + valid + `,"data":[1]}`, "data: must be an object"},
+		{"data is missing", `{` + valid + `}`, "data: is required"},
+		{"event_id is not a uuid", `{"event_id":"42"}`, "event_id: must be a uuid"},
+		{"a producer the document does not know", `{` + valid + `,"data":{},"producer":"someone"}`, "producer: must be one of"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -102,7 +105,7 @@ func TestGoChannelDispatchesEventsToTheirHandlersInOneProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := make(chan string, 2)
-	handle := func(_ context.Context, env bus.Envelope) error { got <- env.EventType; return nil }
+	handle := func(_ context.Context, env events.EventEnvelope) error { got <- env.EventType; return nil }
 	bus.Consume(router, "inproc", gc, bus.Handlers{
 		"content.template.published.v1":    handle,
 		"content.svg_preview.generated.v1": handle,
@@ -121,5 +124,22 @@ func TestGoChannelDispatchesEventsToTheirHandlersInOneProcess(t *testing.T) {
 		case <-time.After(5 * time.Second):
 			t.Fatalf("%s not handled", et)
 		}
+	}
+}
+
+func TestAnEnvelopeThatTheConsumersWouldRefuseIsNotPublished(t *testing.T) {
+	for name, mutate := range map[string]func(*events.EventEnvelope){
+		"no event type":         func(e *events.EventEnvelope) { e.EventType = "" },
+		"no tenant":             func(e *events.EventEnvelope) { e.TenantID = uuid.Nil },
+		"data is not an object": func(e *events.EventEnvelope) { e.Data = []byte(`[1]`) },
+		"data is missing":       func(e *events.EventEnvelope) { e.Data = nil },
+	} {
+		t.Run(name, func(t *testing.T) {
+			env := envelope(t, "render.job.queued.v1", map[string]any{})
+			mutate(&env)
+			if _, err := bus.Message(context.Background(), env); err == nil {
+				t.Error("the envelope became a message")
+			}
+		})
 	}
 }

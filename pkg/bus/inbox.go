@@ -2,6 +2,7 @@ package bus
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -33,4 +34,49 @@ func HandleOnce(ctx context.Context, pool *pgxpool.Pool, consumer string, eventI
 		return false, err
 	}
 	return applied, nil
+}
+
+// HandleBatchOnce records (consumer, id) for each of ids in tx, the caller's transaction, and
+// returns the ids not recorded before, in the order of ids (an id given twice counts once).
+// The caller applies those events in the same transaction, so their effects and records
+// commit together and a redelivered batch changes nothing; one statement records the whole
+// batch. Rows are written in id order, so concurrent batches cannot deadlock on them.
+func HandleBatchOnce(ctx context.Context, tx pgx.Tx, consumer string, ids []uuid.UUID) (fresh []uuid.UUID, err error) {
+	rows, err := tx.Query(ctx, `INSERT INTO bus_inbox (consumer, event_id)
+		SELECT $1, id FROM unnest($2::uuid[]) AS id ORDER BY id
+		ON CONFLICT DO NOTHING RETURNING event_id`, consumer, ids)
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	recorded, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
+	if err != nil {
+		return nil, fmt.Errorf("inbox: %w", err)
+	}
+	isNew := make(map[uuid.UUID]bool, len(recorded))
+	for _, id := range recorded {
+		isNew[id] = true
+	}
+	fresh = make([]uuid.UUID, 0, len(recorded))
+	for _, id := range ids {
+		if isNew[id] {
+			fresh = append(fresh, id)
+			delete(isNew, id)
+		}
+	}
+	return fresh, nil
+}
+
+// Handled reports whether consumer has recorded eventID in the inbox.
+func Handled(ctx context.Context, pool *pgxpool.Pool, consumer string, eventID uuid.UUID) (bool, error) {
+	var ok bool
+	err := pool.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM bus_inbox WHERE consumer = $1 AND event_id = $2)`,
+		consumer, eventID).Scan(&ok)
+	return ok, err
+}
+
+// HandledCount is the number of events consumer has recorded in the inbox.
+func HandledCount(ctx context.Context, pool *pgxpool.Pool, consumer string) (int, error) {
+	var n int
+	err := pool.QueryRow(ctx, `SELECT count(*) FROM bus_inbox WHERE consumer = $1`, consumer).Scan(&n)
+	return n, err
 }

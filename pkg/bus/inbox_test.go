@@ -10,18 +10,27 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
 // effectsDB is a database with the bus tables and a table standing for a consumer's effect.
 func effectsDB(t *testing.T) *pgxpool.Pool {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, bus.Migrations())
+	pool, _ := effectsDBWithURL(t)
+	return pool
+}
+
+// effectsDBWithURL is effectsDB and the database's URL.
+func effectsDBWithURL(t *testing.T) (*pgxpool.Pool, string) {
+	t.Helper()
+	pool, dbURL := pgtest.NewDB(t, bus.Migrations())
 	if _, err := pool.Exec(context.Background(), `CREATE TABLE effects (event_id uuid NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
-	return pool
+	return pool, dbURL
 }
 
 func countEffects(t *testing.T, pool *pgxpool.Pool, id uuid.UUID) int {
@@ -42,7 +51,7 @@ func applyEffect(id uuid.UUID) func(context.Context, pgx.Tx) error {
 
 func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 	pool := effectsDB(t)
 
@@ -62,7 +71,7 @@ func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	t.Cleanup(func() { _ = sub.Close() })
 	applied := make(chan bool, 2)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
-		"render.job.completed.v1": func(ctx context.Context, env bus.Envelope) error {
+		"render.job.completed.v1": func(ctx context.Context, env events.EventEnvelope) error {
 			ok, err := bus.HandleOnce(ctx, pool, cfg.Service, env.EventID, applyEffect(env.EventID))
 			if err == nil {
 				applied <- ok

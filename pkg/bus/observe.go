@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/videotpl/platform/gen/events"
 )
 
 // DurationObserver is implemented by Metrics that also time handler attempts
@@ -56,7 +58,7 @@ const tracerName = "github.com/videotpl/platform/pkg/bus"
 // startConsumerSpan starts the consumer span of a message as a child of the producer's
 // span (its traceparent), so the handler's work joins the trace of the request that
 // published the event.
-func startConsumerSpan(msg *message.Message, env Envelope) (context.Context, trace.Span) {
+func startConsumerSpan(msg *message.Message, env events.EventEnvelope) (context.Context, trace.Span) {
 	ctx, span := otel.Tracer(tracerName).Start(ContextWithTrace(msg), "consume "+env.EventType,
 		trace.WithSpanKind(trace.SpanKindConsumer),
 		trace.WithAttributes(

@@ -9,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/testutil"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 )
 
@@ -28,8 +29,8 @@ func TestHandlerAttemptsAreCountedAndTimedByEventTypeAndOutcome(t *testing.T) {
 	}
 	done := make(chan struct{}, 2)
 	bus.Consume(router, "inproc", gc, bus.Handlers{
-		"test.ok.v1":   func(context.Context, bus.Envelope) error { done <- struct{}{}; return nil },
-		"test.fail.v1": func(context.Context, bus.Envelope) error { done <- struct{}{}; return errors.New("boom") },
+		"test.ok.v1":   func(context.Context, events.EventEnvelope) error { done <- struct{}{}; return nil },
+		"test.fail.v1": func(context.Context, events.EventEnvelope) error { done <- struct{}{}; return errors.New("boom") },
 	})
 	runRouter(t, router)
 	for _, et := range []string{"test.ok.v1", "test.fail.v1"} {

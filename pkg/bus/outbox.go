@@ -11,6 +11,8 @@ import (
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/videotpl/platform/gen/events"
 )
 
 // OutboxTopic is the watermill-sql topic of the outbox: its rows live in table
@@ -46,9 +48,9 @@ func PublishInTx(ctx context.Context, tx pgx.Tx, topic string, msgs ...*message.
 }
 
 // PublishEventsInTx writes each envelope to the outbox addressed to its event type.
-func PublishEventsInTx(ctx context.Context, tx pgx.Tx, envs ...Envelope) error {
+func PublishEventsInTx(ctx context.Context, tx pgx.Tx, envs ...events.EventEnvelope) error {
 	for _, e := range envs {
-		msg, err := e.Message(ctx)
+		msg, err := Message(ctx, e)
 		if err != nil {
 			return err
 		}

@@ -17,7 +17,9 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
@@ -34,13 +36,11 @@ type outboxFixture struct {
 func newOutboxFixture(t *testing.T) *outboxFixture {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, bus.Migrations())
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	cfg.Outbox.AckDeadline = 300 * time.Millisecond // attempts also time out during the outage
-	ch := rawChannel(t)
-	declareEventsExchange(t, ch, cfg)
-	f := &outboxFixture{pool: pool, delivered: bindQueue(t, ch, cfg.EventsExchange, "render.#")}
+	f := &outboxFixture{pool: pool, delivered: bustest.BindEvents(t, cfg, "render.#")}
 
-	f.proxy = startProxy(t, amqpURL())
+	f.proxy = startProxy(t, bustest.URL())
 	viaProxy := cfg
 	viaProxy.AMQPURL = f.proxy.url
 	amqpPub, err := bus.NewAMQPPublisher(viaProxy, testLogger(t))
@@ -58,14 +58,14 @@ func (f *outboxFixture) write(t *testing.T, n int, oneTx bool) map[uuid.UUID]boo
 	t.Helper()
 	ctx := context.Background()
 	ids := map[uuid.UUID]bool{}
-	var batches [][]bus.Envelope
+	var batches [][]events.EventEnvelope
 	for i := range n {
 		env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
 		ids[env.EventID] = true
 		if oneTx && i > 0 {
 			batches[0] = append(batches[0], env)
 		} else {
-			batches = append(batches, []bus.Envelope{env})
+			batches = append(batches, []events.EventEnvelope{env})
 		}
 	}
 	for _, b := range batches {
@@ -82,7 +82,7 @@ func (f *outboxFixture) expectDelivered(t *testing.T, want map[uuid.UUID]bool) {
 	t.Helper()
 	got := map[uuid.UUID]bool{}
 	for len(got) < len(want) {
-		env := decodeDelivery(t, receive(t, f.delivered, 15*time.Second))
+		env := decodeDelivery(t, bustest.Receive(t, f.delivered, 15*time.Second))
 		if !want[env.EventID] {
 			t.Fatalf("delivered unexpected event %s", env.EventID)
 		}
@@ -133,7 +133,7 @@ func TestAnOutageInTheMiddleOfForwardingLosesNothing(t *testing.T) {
 	f.pub.afterSuccess.Store(&cut)
 	rows := f.write(t, 10, true) // one transaction: the forwarder finds them together
 
-	first := decodeDelivery(t, receive(t, f.delivered, 10*time.Second))
+	first := decodeDelivery(t, bustest.Receive(t, f.delivered, 10*time.Second))
 	delete(rows, first.EventID)
 	eventually(t, 5*time.Second, "the forwarded row deleted, the others kept", func() bool {
 		return outboxRows(t, f.pool) == len(rows)

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"time"
 
 	wamqp "github.com/ThreeDotsLabs/watermill-amqp/v3/pkg/amqp"
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -79,13 +78,9 @@ func (p *publisher) channel() (*amqp.Channel, error) {
 		return p.ch, nil
 	}
 	if p.conn == nil || p.conn.IsClosed() {
-		conn, err := amqp.DialConfig(p.url, amqp.Config{
-			Heartbeat: 10 * time.Second,
-			Locale:    "en_US",
-			Dial:      amqp.DefaultDial(5 * time.Second),
-		})
+		conn, err := Dial(p.url)
 		if err != nil {
-			return nil, fmt.Errorf("connect to AMQP: %w", err)
+			return nil, err
 		}
 		p.conn = conn
 	}

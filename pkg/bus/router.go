@@ -3,7 +3,6 @@ package bus
 import (
 	"context"
 	"errors"
-	"fmt"
 	"log/slog"
 	"strconv"
 	"time"
@@ -11,49 +10,19 @@ import (
 	"github.com/ThreeDotsLabs/watermill"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/ThreeDotsLabs/watermill/message/router/middleware"
+
+	"github.com/videotpl/platform/gen/events"
 )
-
-// Metadata (AMQP headers) a dead letter carries besides the original ones.
-const (
-	MetaDeadLetterReason    = "dead_letter_reason"
-	MetaDeadLetterPermanent = "dead_letter_permanent"
-	MetaDeadLetterAttempts  = "dead_letter_attempts"
-	MetaDeadLetterHandler   = "dead_letter_handler"
-	MetaDeadLetterAt        = "dead_letter_at"
-)
-
-// maxReasonLen keeps a recovered panic's stack from bloating the header.
-const maxReasonLen = 2000
-
-type permanentError struct{ err error }
-
-func (p permanentError) Error() string { return "permanent: " + p.err.Error() }
-func (p permanentError) Unwrap() error { return p.err }
-
-// Permanent marks err as one that no retry can fix (schema-invalid data, a poison
-// message): the message goes to the dead-letter queue at once.
-func Permanent(err error) error {
-	if err == nil {
-		return nil
-	}
-	return permanentError{err}
-}
-
-// IsPermanent reports whether err, or an error it wraps, was marked Permanent.
-func IsPermanent(err error) bool {
-	var p permanentError
-	return errors.As(err, &p)
-}
 
 // NewRouter returns a watermill router whose handlers are wrapped, outermost first, in:
 // dead-lettering (a message that still fails is published to cfg.DeadLetterQueue() on
-// deadLetters with the reason in its headers, then acked so the consumer keeps going),
+// dlq with the reason in its headers, then acked so the consumer keeps going),
 // retry with exponential backoff (skipped for Permanent errors), metrics (m may be nil)
 // and panic recovery. A failed publish of the dead letter nacks the message instead, so it
 // is redelivered rather than lost.
-func NewRouter(cfg Config, deadLetters message.Publisher, m Metrics, log *slog.Logger) (*message.Router, error) {
+func NewRouter(cfg Config, dlq message.Publisher, m Metrics, log *slog.Logger) (*message.Router, error) {
 	cfg = cfg.withDefaults()
-	if err := cfg.requireService(); err != nil {
+	if err := cfg.require(needService); err != nil {
 		return nil, err
 	}
 	if m == nil {
@@ -65,7 +34,7 @@ func NewRouter(cfg Config, deadLetters message.Publisher, m Metrics, log *slog.L
 		return nil, err
 	}
 	r.AddMiddleware(
-		deadLetter(deadLetters, cfg.DeadLetterQueue(), m, log),
+		deadLetter(deadLetters{pub: dlq, queue: cfg.DeadLetterQueue(), metrics: m, log: log}),
 		middleware.Retry{
 			MaxRetries:          cfg.Retry.MaxRetries,
 			InitialInterval:     cfg.Retry.InitialInterval,
@@ -107,7 +76,7 @@ func observe(m Metrics) message.HandlerMiddleware {
 	}
 }
 
-func deadLetter(pub message.Publisher, queue string, m Metrics, log *slog.Logger) message.HandlerMiddleware {
+func deadLetter(dl deadLetters) message.HandlerMiddleware {
 	return func(h message.HandlerFunc) message.HandlerFunc {
 		return func(msg *message.Message) ([]*message.Message, error) {
 			out, err := h(msg)
@@ -117,27 +86,16 @@ func deadLetter(pub message.Publisher, queue string, m Metrics, log *slog.Logger
 			if msg.Context().Err() != nil {
 				return out, err // shutting down: nack, the broker redelivers it
 			}
-			reason := err.Error()
-			if len(reason) > maxReasonLen {
-				reason = reason[:maxReasonLen]
+			if derr := dl.send(msg, err, message.HandlerNameFromCtx(msg.Context())); derr != nil {
+				return out, errors.Join(err, derr)
 			}
-			msg.Metadata.Set(MetaDeadLetterReason, reason)
-			msg.Metadata.Set(MetaDeadLetterPermanent, strconv.FormatBool(IsPermanent(err)))
-			msg.Metadata.Set(MetaDeadLetterHandler, message.HandlerNameFromCtx(msg.Context()))
-			msg.Metadata.Set(MetaDeadLetterAt, time.Now().UTC().Format(time.RFC3339Nano))
-			if perr := pub.Publish(queue, msg); perr != nil {
-				return out, errors.Join(err, fmt.Errorf("dead-letter to %s: %w", queue, perr))
-			}
-			m.DeadLettered(eventType(msg))
-			log.WarnContext(msg.Context(), "message dead-lettered", "queue", queue, "message_uuid", msg.UUID,
-				"event_type", eventType(msg), "reason", reason)
 			return out, nil
 		}
 	}
 }
 
 // HandlerFunc handles one decoded event. ctx carries the producer's trace.
-type HandlerFunc func(ctx context.Context, env Envelope) error
+type HandlerFunc func(ctx context.Context, env events.EventEnvelope) error
 
 // Handlers maps event types (exact names, e.g. "render.job.completed.v1") to handlers.
 type Handlers map[string]HandlerFunc

@@ -12,12 +12,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 )
 
 func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 
 	reg := prometheus.NewPedanticRegistry()
@@ -45,19 +47,19 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	}
 	processed := make(chan uuid.UUID, 1)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
-		"test.flaky.v1": func(context.Context, bus.Envelope) error {
+		"test.flaky.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.flaky.v1"].Add(1)
 			return errors.New("database is down")
 		},
-		"test.poison.v1": func(context.Context, bus.Envelope) error {
+		"test.poison.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.poison.v1"].Add(1)
 			return bus.Permanent(errors.New("data.step: not in the step enumeration"))
 		},
-		"test.panics.v1": func(context.Context, bus.Envelope) error {
+		"test.panics.v1": func(context.Context, events.EventEnvelope) error {
 			calls["test.panics.v1"].Add(1)
 			panic("nil map write")
 		},
-		"test.ok.v1": func(_ context.Context, env bus.Envelope) error {
+		"test.ok.v1": func(_ context.Context, env events.EventEnvelope) error {
 			calls["test.ok.v1"].Add(1)
 			processed <- env.EventID
 			return nil
@@ -71,18 +73,14 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = pub.Close() })
 	ctx := context.Background()
-	sent := map[string]bus.Envelope{}
+	sent := map[string]events.EventEnvelope{}
 	for _, et := range []string{"test.flaky.v1", "test.poison.v1", "test.panics.v1"} {
 		sent[et] = envelope(t, et, map[string]any{"n": 1})
 		if err := bus.PublishEvents(ctx, pub, sent[et]); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ch := rawChannel(t)
-	if err := ch.Publish(cfg.EventsExchange, "test.garbage.v1", false, false,
-		amqp.Publishing{MessageId: "garbage-1", Body: []byte("not an envelope")}); err != nil {
-		t.Fatal(err)
-	}
+	bustest.PublishRaw(t, cfg.EventsExchange, "test.garbage.v1", amqp.Publishing{MessageId: "garbage-1", Body: []byte("not an envelope")})
 	ok := envelope(t, "test.ok.v1", map[string]any{"n": 2})
 	if err := bus.PublishEvents(ctx, pub, ok); err != nil {
 		t.Fatal(err)
@@ -106,7 +104,7 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 		{"a panic is recovered, retried and dead-lettered", sent["test.panics.v1"].EventID.String(), "nil map write", "false", "3", 3},
 		{"an invalid envelope is dead-lettered at once", "garbage-1", "decode envelope", "true", "1", 0},
 	}
-	dead := deadLetters(t, ch, cfg.DeadLetterQueue(), len(tests))
+	dead := byMessageID(bustest.Read(t, bustest.Channel(t), cfg.DeadLetterQueue(), len(tests), 5*time.Second))
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, found := dead[tt.messageID]
@@ -145,24 +143,11 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	}
 }
 
-// deadLetters reads n messages from the dead-letter queue, by message id.
-func deadLetters(t *testing.T, ch *amqp.Channel, queue string, n int) map[string]amqp.Delivery {
-	t.Helper()
-	out := map[string]amqp.Delivery{}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(out) < n && time.Now().Before(deadline) {
-		d, ok, err := ch.Get(queue, true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !ok {
-			time.Sleep(10 * time.Millisecond)
-			continue
-		}
+// byMessageID indexes deliveries by their message id.
+func byMessageID(ds []amqp.Delivery) map[string]amqp.Delivery {
+	out := make(map[string]amqp.Delivery, len(ds))
+	for _, d := range ds {
 		out[d.MessageId] = d
-	}
-	if len(out) != n {
-		t.Fatalf("%d dead letters in %s, want %d", len(out), queue, n)
 	}
 	return out
 }

@@ -10,16 +10,15 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 )
 
 func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
-	ch := rawChannel(t)
-	declareEventsExchange(t, ch, cfg)
-	completed := bindQueue(t, ch, cfg.EventsExchange, "render.job.completed.v1")
-	allRender := bindQueue(t, ch, cfg.EventsExchange, "render.#")
-	identity := bindQueue(t, ch, cfg.EventsExchange, "identity.#")
+	cfg := bustest.Config(t)
+	completed := bustest.BindEvents(t, cfg, "render.job.completed.v1")
+	allRender := bustest.BindEvents(t, cfg, "render.#")
+	identity := bustest.BindEvents(t, cfg, "identity.#")
 
 	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
 	if err != nil {
@@ -36,7 +35,7 @@ func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *te
 		t.Fatal(err)
 	}
 
-	d := receive(t, completed, 5*time.Second)
+	d := bustest.Receive(t, completed, 5*time.Second)
 	if d.RoutingKey != "render.job.completed.v1" || d.Exchange != cfg.EventsExchange {
 		t.Errorf("delivered via %q/%q, want %q/render.job.completed.v1", d.Exchange, d.RoutingKey, cfg.EventsExchange)
 	}
@@ -62,7 +61,7 @@ func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *te
 			d.MessageId, d.ContentType, d.DeliveryMode)
 	}
 
-	receive(t, allRender, 5*time.Second) // a pattern binding matches too
+	bustest.Receive(t, allRender, 5*time.Second) // a pattern binding matches too
 	select {
 	case d := <-identity:
 		t.Errorf("identity.# queue received %s", d.RoutingKey)
@@ -72,7 +71,7 @@ func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *te
 
 func TestProgressReachesEveryInstanceThroughTheFanoutExchange(t *testing.T) {
 	t.Parallel()
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 
@@ -98,7 +97,7 @@ func TestProgressReachesEveryInstanceThroughTheFanoutExchange(t *testing.T) {
 
 	jobID := uuid.New()
 	env := envelope(t, "render.job.progress.v1", map[string]any{"render_job_id": jobID, "step": "Rendering", "progress": 42})
-	raw := bindQueue(t, rawChannel(t), cfg.ProgressExchange, "")
+	raw := bustest.Bind(t, bustest.Channel(t), cfg.ProgressExchange, "")
 	if err := pub.Publish(bus.ProgressRoutingKey(jobID), toMessage(t, env)); err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +116,7 @@ func TestProgressReachesEveryInstanceThroughTheFanoutExchange(t *testing.T) {
 			t.Fatalf("instance %d received no progress", i)
 		}
 	}
-	d := receive(t, raw, 5*time.Second)
+	d := bustest.Receive(t, raw, 5*time.Second)
 	if want := "render.job.progress." + jobID.String(); d.RoutingKey != want {
 		t.Errorf("routing key = %q, want %q", d.RoutingKey, want)
 	}

@@ -14,7 +14,9 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -36,7 +38,7 @@ paths:
 // consumed is what the consumer saw of one event.
 type consumed struct {
 	ctxTrace trace.TraceID
-	env      bus.Envelope
+	env      events.EventEnvelope
 }
 
 func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.T) {
@@ -49,7 +51,7 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 	tel.TracerProvider.RegisterSpanProcessor(spans)
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 
-	cfg := testConfig(t)
+	cfg := bustest.Config(t)
 	log := testLogger(t)
 	pool, _ := pgtest.NewDB(t, bus.Migrations())
 
@@ -69,7 +71,7 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 		t.Fatal(err)
 	}
 	bus.Consume(router, cfg.Service, sub, bus.Handlers{
-		"test.thing.created.v1": func(ctx context.Context, env bus.Envelope) error {
+		"test.thing.created.v1": func(ctx context.Context, env events.EventEnvelope) error {
 			got <- consumed{ctxTrace: trace.SpanContextFromContext(ctx).TraceID(), env: env}
 			return nil
 		},

@@ -15,7 +15,6 @@ import (
 // Common is the configuration every service shares. Services embed it.
 type Common struct {
 	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
-	AMQPURL        string        `env:"AMQP_URL" envDefault:"amqp://guest:guest@127.0.0.1:5672/" desc:"RabbitMQ connection URL"`
 	JWTIssuer      string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
 	JWTAudience    string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
 	JWTSecret      string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`

@@ -28,6 +28,9 @@ import (
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
+// serviceName is the service's name in logs, traces and the names of its queues.
+const serviceName = "content"
+
 // Config is the service's configuration, from the environment only.
 type Config struct {
 	config.Common
@@ -45,7 +48,7 @@ func loadConfig() (Config, error) {
 }
 
 func main() {
-	os.Exit(cli.Main("content", config.Describe(Config{}),
+	os.Exit(cli.Main(serviceName, config.Describe(Config{}),
 		cli.Command{Name: "serve", Usage: "serve the HTTP API", Run: func(ctx context.Context, _ []string) error { return serve(ctx) }},
 		cli.Command{Name: "migrate", Usage: "apply the database migrations", Run: func(ctx context.Context, _ []string) error { return migrate(ctx) }},
 		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
@@ -63,7 +66,7 @@ func migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slog.SetDefault(telemetry.ServiceLogger("content", c.LogLevel))
+	slog.SetDefault(telemetry.ServiceLogger(serviceName, c.LogLevel))
 	return pgxdb.Migrate(ctx, c.DatabaseURL, migrationSets()...)
 }
 
@@ -98,9 +101,9 @@ func serve(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	log := telemetry.ServiceLogger("content", c.LogLevel)
+	log := telemetry.ServiceLogger(serviceName, c.LogLevel)
 	slog.SetDefault(log)
-	tel, err := telemetry.Setup(ctx, "content", telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, serviceName, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
 	if err != nil {
 		return err
 	}
@@ -119,7 +122,7 @@ func serve(ctx context.Context) error {
 	}
 	defer pool.Close()
 	a := app.New(store.New(pool))
-	media, err := newMedia(ctx, mediaDeps{Config: c.MediaConfig, Common: c.Common, App: a, Pool: pool, Logger: log, Telemetry: tel})
+	media, err := newMedia(ctx, mediaDeps{Config: c.MediaConfig, App: a, Pool: pool, Logger: log, Telemetry: tel})
 	if err != nil {
 		return err
 	}

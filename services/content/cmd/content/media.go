@@ -15,7 +15,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/pkg/bus"
-	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
@@ -48,8 +47,9 @@ type MediaConfig struct {
 	SvgAIModel        string        `env:"SVG_AI_MODEL" desc:"model name sent to the vision model (required with SVG_AI_BASE_URL)"`
 	SvgAITimeout      time.Duration `env:"SVG_AI_TIMEOUT" envDefault:"60s" desc:"timeout of one vision model request (then the built-in detector answers)"`
 
-	BusEventsExchange string `env:"AMQP_EVENTS_EXCHANGE" envDefault:"events" desc:"topic exchange of events and of the service's preview-generation commands"`
-	BusService        string `env:"AMQP_SERVICE_NAME" envDefault:"content" desc:"names the service's durable queues <name>.events (preview commands) and <name>.dead-letter"`
+	// EnvConfig is the bus: content.svg_preview.generated.v1 goes out on EVENTS_EXCHANGE, the
+	// preview-generation commands through the queue <BUS_SERVICE>.events.
+	bus.EnvConfig
 
 	EventsDefaultTenant string `env:"EVENTS_DEFAULT_TENANT_ID" envDefault:"00000000-0000-0000-0000-000000000001" desc:"tenant_id of events caused by a caller without a tenant (a service token bound to none)"`
 }
@@ -57,7 +57,6 @@ type MediaConfig struct {
 // mediaDeps is what the pipeline may build on.
 type mediaDeps struct {
 	Config    MediaConfig
-	Common    config.Common
 	App       *app.App
 	Pool      *pgxpool.Pool
 	Logger    *slog.Logger
@@ -121,8 +120,7 @@ func newMedia(ctx context.Context, d mediaDeps) (mediaParts, error) {
 		}
 		metrics = m
 	}
-	mb, err := store.StartMediaBus(ctx, bus.Config{AMQPURL: d.Common.AMQPURL, Service: c.BusService, EventsExchange: c.BusEventsExchange}, d.Pool,
-		media.HandlePreviewJob, metrics, log)
+	mb, err := store.StartMediaBus(ctx, c.BusConfig(serviceName), d.Pool, media.HandlePreviewJob, metrics, log)
 	if err != nil {
 		return mediaParts{}, err
 	}

@@ -8,6 +8,8 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 )
 
 // GeneratedEvent is a content.svg_preview.generated.v1 delivery, decoded and validated with
@@ -25,34 +27,11 @@ type EventQueue struct {
 	deliveries <-chan amqp.Delivery
 }
 
-// ListenGenerated binds a test queue to content.svg_preview.generated.v1 on exchange
-// (declared durable topic if absent) before anything is published.
-func ListenGenerated(t testing.TB, url, exchange string) *EventQueue {
+// ListenGenerated binds a test queue to content.svg_preview.generated.v1 on cfg's events
+// exchange, as another service would bind one, before anything is published.
+func ListenGenerated(t testing.TB, cfg bus.Config) *EventQueue {
 	t.Helper()
-	conn, err := amqp.Dial(url)
-	if err != nil {
-		t.Fatalf("dial the broker: %v", err)
-	}
-	t.Cleanup(func() { _ = conn.Close() })
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.ExchangeDeclare(exchange, amqp.ExchangeTopic, true, false, false, false, nil); err != nil {
-		t.Fatalf("declare %s: %v", exchange, err)
-	}
-	q, err := ch.QueueDeclare("", false, true, true, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := ch.QueueBind(q.Name, events.ContentSvgPreviewGeneratedV1, exchange, false, nil); err != nil {
-		t.Fatal(err)
-	}
-	d, err := ch.Consume(q.Name, "", true, true, false, false, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &EventQueue{t: t, deliveries: d}
+	return &EventQueue{t: t, deliveries: bustest.BindEvents(t, cfg, events.ContentSvgPreviewGeneratedV1)}
 }
 
 // Next waits (up to a minute) for the event of preview id, skipping other previews' events;

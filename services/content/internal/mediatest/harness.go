@@ -5,18 +5,17 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -26,14 +25,6 @@ import (
 	"github.com/videotpl/platform/services/content/internal/svgpreview"
 	"github.com/videotpl/platform/services/content/migrations"
 )
-
-// AMQPURL is the test broker (AMQP_TEST_URL, default the local RabbitMQ).
-func AMQPURL() string {
-	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
-		return u
-	}
-	return "amqp://guest:guest@127.0.0.1:5672/"
-}
 
 // Migrations are the sets the service applies: its own and the bus's outbox and inbox.
 func Migrations() []pgxdb.Migrations {
@@ -46,7 +37,8 @@ type Options struct {
 	Media app.MediaConfig
 	// Model is the vision model of the generator (nil: built-in detector only).
 	Model svgpreview.ZoneSource
-	// EventsExchange is the topic exchange (default one unique to the test).
+	// EventsExchange is the topic exchange (default one unique to the test; the seed's
+	// "events" is shared and never removed).
 	EventsExchange string
 	// NoBus leaves the forwarder and consumer stopped (StartBus starts them).
 	NoBus bool
@@ -100,15 +92,13 @@ func Start(t testing.TB, o Options) *Harness {
 	a := app.New(store.New(h.Pool))
 	h.Media = app.NewMedia(a, store.NewMedia(store.New(h.Pool)), h.S3, svgpreview.New(svgpreview.Options{}, o.Model, h.Log), cfg, h.Log)
 
-	suffix := strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
-	h.Bus = bus.Config{AMQPURL: AMQPURL(), Service: "content-t" + suffix, EventsExchange: o.EventsExchange,
-		DeadLetterExchange: "dead-letter-t" + suffix,
-		Retry:              bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond},
-		Outbox:             bus.OutboxConfig{PollInterval: 20 * time.Millisecond, ResendInterval: 100 * time.Millisecond}}
-	if h.Bus.EventsExchange == "" {
-		h.Bus.EventsExchange = "events-t" + suffix
+	h.Bus = bustest.Config(t) // its queues and exchanges are removed after the bus stopped
+	h.Bus.Retry = bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond}
+	h.Bus.Outbox.ResendInterval = 100 * time.Millisecond
+	if o.EventsExchange != "" {
+		h.Bus.EventsExchange = o.EventsExchange
 	}
-	t.Cleanup(func() { h.StopBus(); h.removeTopology() })
+	t.Cleanup(h.StopBus)
 	if !o.NoBus {
 		h.StartBus()
 	}
@@ -155,25 +145,6 @@ func (h *Harness) StopBus() {
 		h.T.Logf("stopping the media bus: %v", err)
 	}
 	h.running = nil
-}
-
-// removeTopology deletes the test's queues and exchanges (not the shared "events").
-func (h *Harness) removeTopology() {
-	conn, err := amqp.Dial(h.Bus.AMQPURL)
-	if err != nil {
-		return
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		return
-	}
-	_, _ = ch.QueueDelete(h.Bus.ServiceQueue(), false, false, false)
-	_, _ = ch.QueueDelete(h.Bus.DeadLetterQueue(), false, false, false)
-	_ = ch.ExchangeDelete(h.Bus.DeadLetterExchange, false, false)
-	if h.Bus.EventsExchange != bus.DefaultEventsExchange {
-		_ = ch.ExchangeDelete(h.Bus.EventsExchange, false, false)
-	}
 }
 
 // Ctx is a context bounded to the test.

@@ -75,7 +75,7 @@ func checkZones(t *testing.T, p content.SvgPreview) {
 
 func TestAnSvgPreviewOfAKnownPictureIsReadyAndAnnouncedOnTheEventsExchange(t *testing.T) {
 	h := mt.Start(t, mt.Options{EventsExchange: "events"})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, "events")
+	q := mt.ListenGenerated(t, h.Bus)
 	pid := h.Project("svg-ready", false)
 	sid := h.Scene(pid, "opening")
 
@@ -140,7 +140,7 @@ func TestAnSvgPreviewOfAKnownPictureIsReadyAndAnnouncedOnTheEventsExchange(t *te
 
 func TestAnImageThatCannotBeDecodedFailsThePreviewWithItsEvent(t *testing.T) {
 	h := mt.Start(t, mt.Options{})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 	pid := h.Project("svg-failed", false)
 	broken := append([]byte("\x89PNG\r\n\x1a\n"), "this is not the rest of a PNG"...)
 	id := generate(t, h, "project", pid, broken, keyParts()...)
@@ -157,7 +157,7 @@ func TestAnImageThatCannotBeDecodedFailsThePreviewWithItsEvent(t *testing.T) {
 
 func TestColourKeysDefaultToTheTargetsColourElements(t *testing.T) {
 	h := mt.Start(t, mt.Options{})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 	pid := h.Project("svg-defaults", false)
 	sid := h.Scene(pid, "opening")
 	rects := svgpreviewtest.Rects()
@@ -227,7 +227,7 @@ func TestPreviewRequestsThatAreRefused(t *testing.T) {
 
 func TestAPreviewJobWaitingInTheOutboxCompletesOnceTheBusRuns(t *testing.T) {
 	h := mt.Start(t, mt.Options{NoBus: true})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 	pid := h.Project("svg-outbox", false)
 	id := generate(t, h, "project", pid, svgpreviewtest.PNG(t), keyParts()...)
 	if p := getPreview(t, h, id); p.Status != content.SvgPreviewStatusGenerating || p.SvgUrl != nil {
@@ -286,7 +286,7 @@ func TestTheVisionModelMakesTheZonesAndTheDetectorStandsInWhenItFails(t *testing
 		t.Run(tc.name, func(t *testing.T) {
 			model := &svgpreview.VisionModel{BaseURL: gateway(t, tc.answer), APIKey: "test-key", Model: "vision-test"}
 			h := mt.Start(t, mt.Options{Model: model})
-			q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+			q := mt.ListenGenerated(t, h.Bus)
 			pid := h.Project("svg-ai", false)
 			id := generate(t, h, "project", pid, svgpreviewtest.PNG(t), keyParts()...)
 			if ev := q.Next(id); ev.Data.Status != events.SvgPreviewStatusReady || ev.Data.GeneratedByAI != tc.byAI {
@@ -303,7 +303,7 @@ func TestTheVisionModelMakesTheZonesAndTheDetectorStandsInWhenItFails(t *testing
 
 func TestTheSweeperFailsAPreviewWhoseJobNeverRan(t *testing.T) {
 	h := mt.Start(t, mt.Options{NoBus: true, Media: app.MediaConfig{PreviewTimeout: time.Nanosecond}})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 	pid := h.Project("svg-stuck", false)
 	id := generate(t, h, "project", pid, svgpreviewtest.PNG(t), keyParts()...)
 	n, err := h.Media.SweepStuckPreviews(mt.Ctx(t))

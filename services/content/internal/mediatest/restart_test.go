@@ -57,7 +57,8 @@ func startService(t *testing.T, bin string, h *mt.Harness, env ...string) *servi
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(),
 		"HTTP_ADDR="+addr, "DATABASE_URL="+h.DBURL, "LOG_LEVEL=info",
-		"AMQP_URL="+h.Bus.AMQPURL, "AMQP_EVENTS_EXCHANGE="+h.Bus.EventsExchange, "AMQP_SERVICE_NAME="+h.Bus.Service,
+		"AMQP_URL="+h.Bus.AMQPURL, "EVENTS_EXCHANGE="+h.Bus.EventsExchange, "BUS_SERVICE="+h.Bus.Service,
+		"DEAD_LETTER_EXCHANGE="+h.Bus.DeadLetterExchange,
 		"S3_ENDPOINT="+s3.Endpoint, "S3_REGION="+s3.Region, "S3_ACCESS_KEY="+s3.AccessKey, "S3_SECRET_KEY="+s3.SecretKey,
 		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s")
 	cmd.Env = append(append(cmd.Env, h.Auth.Env()...), env...)
@@ -134,7 +135,7 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 	}
 	bin := buildBinary(t)
 	h := mt.Start(t, mt.Options{NoBus: true})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	q := mt.ListenGenerated(t, h.Bus)
 
 	// The vision model holds the first request until the test is done with it, so the job is
 	// in progress -- its command delivered and not acknowledged -- when the service is killed.

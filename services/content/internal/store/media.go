@@ -244,13 +244,7 @@ func (m *Media) PublishEvent(ctx context.Context, env events.EventEnvelope) erro
 	if err != nil {
 		return err
 	}
-	e := bus.Envelope{EventID: env.EventID, EventType: env.EventType, EventTime: env.EventTime,
-		TenantID: env.TenantID, Data: env.Data, UserID: env.UserID, TraceID: env.TraceID,
-		CorrelationID: env.CorrelationID}
-	if env.Producer != nil {
-		e.Producer = string(*env.Producer)
-	}
-	return bus.PublishEventsInTx(ctx, tx, e)
+	return bus.PublishEventsInTx(ctx, tx, env)
 }
 
 // EnqueuePreviewJob writes the generation command of a preview to the outbox.
@@ -263,6 +257,7 @@ func (m *Media) EnqueuePreviewJob(ctx context.Context, tenantID, previewID uuid.
 	if err != nil {
 		return err
 	}
-	env.Producer = string(events.ProducerContentService)
+	producer := events.ProducerContentService
+	env.Producer = &producer
 	return bus.PublishEventsInTx(ctx, tx, env)
 }

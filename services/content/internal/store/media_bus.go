@@ -12,6 +12,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
@@ -72,7 +73,7 @@ func StartMediaBus(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, hand
 		return fail(fmt.Errorf("media bus: router: %w", err))
 	}
 	bus.Consume(router, "content-svg-preview-jobs", sub, bus.Handlers{
-		domain.PreviewJob: func(ctx context.Context, env bus.Envelope) error {
+		domain.PreviewJob: func(ctx context.Context, env events.EventEnvelope) error {
 			var job domain.PreviewJobData
 			if err := json.Unmarshal(env.Data, &job); err != nil || job.SvgPreviewID == uuid.Nil {
 				return bus.Permanent(fmt.Errorf("%s: data is not {svg_preview_id}: %s", domain.PreviewJob, env.Data))

@@ -11,37 +11,22 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/mediatest"
 	"github.com/videotpl/platform/services/content/internal/store"
 )
 
-// busConfig isolates a test on the broker (or runs in process when amqpURL is empty).
-func busConfig(t *testing.T, amqpURL string) bus.Config {
+// busConfig isolates a test on the broker, or runs it in process when inProcess.
+func busConfig(t *testing.T, inProcess bool) bus.Config {
 	t.Helper()
-	suffix := strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
-	cfg := bus.Config{AMQPURL: amqpURL, Service: "content-st" + suffix, EventsExchange: "events-st" + suffix,
-		DeadLetterExchange: "dead-letter-st" + suffix,
-		Retry:              bus.RetryConfig{MaxRetries: 2, InitialInterval: 10 * time.Millisecond, MaxInterval: 50 * time.Millisecond},
-		Outbox:             bus.OutboxConfig{PollInterval: 20 * time.Millisecond}}
-	if amqpURL != "" {
-		t.Cleanup(func() {
-			conn, err := amqp.Dial(amqpURL)
-			if err != nil {
-				return
-			}
-			defer func() { _ = conn.Close() }()
-			if ch, err := conn.Channel(); err == nil {
-				_, _ = ch.QueueDelete(cfg.ServiceQueue(), false, false, false)
-				_, _ = ch.QueueDelete(cfg.DeadLetterQueue(), false, false, false)
-				_ = ch.ExchangeDelete(cfg.EventsExchange, false, false)
-				_ = ch.ExchangeDelete(cfg.DeadLetterExchange, false, false)
-			}
-		})
+	cfg := bustest.Config(t)
+	cfg.Retry = bus.RetryConfig{MaxRetries: 2, InitialInterval: 10 * time.Millisecond, MaxInterval: 50 * time.Millisecond}
+	if inProcess {
+		cfg.AMQPURL = ""
 	}
 	return cfg
 }
@@ -73,9 +58,12 @@ func (c *calls) wait(t *testing.T, n int) {
 }
 
 func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T) {
-	for _, tc := range []struct{ name, amqpURL string }{
-		{"through RabbitMQ", mediatest.AMQPURL()},
-		{"in process (GoChannel)", ""},
+	for _, tc := range []struct {
+		name      string
+		inProcess bool
+	}{
+		{"through RabbitMQ", false},
+		{"in process (GoChannel)", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
@@ -87,7 +75,7 @@ func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T)
 				}
 				return nil
 			}
-			mb, err := store.StartMediaBus(context.Background(), busConfig(t, tc.amqpURL), pool, handler, nil, log)
+			mb, err := store.StartMediaBus(context.Background(), busConfig(t, tc.inProcess), pool, handler, nil, log)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +97,7 @@ func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T)
 
 func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 	pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
-	cfg := busConfig(t, mediatest.AMQPURL())
+	cfg := busConfig(t, false)
 	c := &calls{seen: make(chan struct{}, 16)}
 	handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
 		c.record(job)
@@ -129,31 +117,9 @@ func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 	}
 	c.wait(t, 3) // the first attempt and MaxRetries (2)
 
-	conn, err := amqp.Dial(cfg.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = conn.Close() }()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		d, ok, err := ch.Get(cfg.DeadLetterQueue(), true)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if ok {
-			if d.Headers[bus.MetaEventType] != domain.PreviewJob || !strings.Contains(string(d.Body), preview.String()) ||
-				!strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "always failing") {
-				t.Fatalf("dead letter %v %s", d.Headers, d.Body)
-			}
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("no dead letter")
-		}
-		time.Sleep(50 * time.Millisecond) // polling the queue: the dead letter is published after the last attempt
+	d := bustest.Read(t, bustest.Channel(t), cfg.DeadLetterQueue(), 1, 30*time.Second)[0]
+	if d.Headers[bus.MetaEventType] != domain.PreviewJob || !strings.Contains(string(d.Body), preview.String()) ||
+		!strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "always failing") {
+		t.Fatalf("dead letter %v %s", d.Headers, d.Body)
 	}
 }

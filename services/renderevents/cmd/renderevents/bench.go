@@ -20,10 +20,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
@@ -128,7 +128,9 @@ func randomSuffix() string {
 // publisher and times a bare consume-and-ack loop until the last ack.
 func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
 	name := "bench-ceiling-" + randomSuffix()
-	conn, err := amqp.Dial(c.AMQPURL)
+	bc := c.BusConfig()
+	bc.Service, bc.EventsExchange, bc.ProgressExchange = name, name, name+".progress"
+	conn, err := bus.Dial(c.AMQPURL)
 	if err != nil {
 		return 0, err
 	}
@@ -137,23 +139,20 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 	if err != nil {
 		return 0, err
 	}
-	if err := broker.DeclareServiceQueue(ch, name, name, []string{"#"}); err != nil {
+	if err := bus.DeclareServiceQueue(ch, bc, "#"); err != nil {
 		return 0, err
 	}
 	defer func() {
-		_, _ = ch.QueueDelete(name, false, false, false)
-		_ = ch.ExchangeDelete(name, false, false)
+		_, _ = ch.QueueDelete(bc.ServiceQueue(), false, false, false)
+		_ = ch.ExchangeDelete(bc.EventsExchange, false, false)
 	}()
 	if err := ch.Qos(c.ConsumerPrefetch, 0, false); err != nil {
 		return 0, err
 	}
-	deliveries, err := ch.Consume(name, "", false, false, false, false, nil)
+	deliveries, err := ch.Consume(bc.ServiceQueue(), "", false, false, false, false, nil)
 	if err != nil {
 		return 0, err
 	}
-	bc := c.BusConfig()
-	bc.EventsExchange = name
-	bc.ProgressExchange = name + ".progress"
 	pub, err := broker.NewPublisher(bc)
 	if err != nil {
 		return 0, err
@@ -186,11 +185,7 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 
 // benchService publishes msgs to the service and times until its inbox holds them all.
 func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msgs []sim.Message, timeout time.Duration) (float64, float64, error) {
-	count := func() (int, error) {
-		var k int
-		err := pool.QueryRow(ctx, "SELECT count(*) FROM bus_inbox WHERE consumer = $1", app.Consumer).Scan(&k)
-		return k, err
-	}
+	count := func() (int, error) { return bus.HandledCount(ctx, pool, app.Consumer) }
 	before, err := count()
 	if err != nil {
 		return 0, 0, err
@@ -213,9 +208,8 @@ func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msg
 	last := msgs[len(msgs)-1].EventID
 	deadline := time.Now().Add(timeout)
 	for {
-		var seen bool
-		if err := pool.QueryRow(ctx, "SELECT EXISTS (SELECT 1 FROM bus_inbox WHERE consumer = $1 AND event_id = $2)",
-			app.Consumer, last).Scan(&seen); err != nil {
+		seen, err := bus.Handled(ctx, pool, app.Consumer, last)
+		if err != nil {
 			return 0, 0, err
 		}
 		if seen {
@@ -409,7 +403,7 @@ func readFrames(r io.Reader, fn func(event string, data []byte) bool) error {
 
 // deleteTopology removes the service's durable queues and its exchanges (bench cleanup).
 func deleteTopology(c service.Config) error {
-	conn, err := amqp.Dial(c.AMQPURL)
+	conn, err := bus.Dial(c.AMQPURL)
 	if err != nil {
 		return err
 	}

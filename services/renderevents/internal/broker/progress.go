@@ -33,7 +33,7 @@ func NewProgressConsumer(cfg bus.Config, deadLetters message.Publisher, metrics 
 		return nil, err
 	}
 	bus.Consume(router, cfg.Service+".progress", sub, bus.Handlers{
-		events.RenderJobProgressV1: func(_ context.Context, env bus.Envelope) error {
+		events.RenderJobProgressV1: func(_ context.Context, env events.EventEnvelope) error {
 			payload, err := events.Decode(env.EventType, env.Data)
 			if err != nil {
 				return bus.Permanent(err)

@@ -28,30 +28,24 @@ type Publisher struct {
 	Window int
 }
 
-// NewPublisher connects and declares both exchanges with the flags of pkg/bus.
+// NewPublisher connects and declares both exchanges as pkg/bus does.
 func NewPublisher(cfg bus.Config) (*Publisher, error) {
-	if cfg.EventsExchange == "" {
-		cfg.EventsExchange = bus.DefaultEventsExchange
-	}
-	if cfg.ProgressExchange == "" {
-		cfg.ProgressExchange = bus.DefaultProgressExchange
-	}
-	conn, err := amqp.DialConfig(cfg.AMQPURL, amqp.Config{Heartbeat: 10 * time.Second, Dial: amqp.DefaultDial(5 * time.Second)})
+	conn, err := bus.Dial(cfg.AMQPURL)
 	if err != nil {
-		return nil, fmt.Errorf("connect: %w", err)
+		return nil, err
 	}
 	ch, err := conn.Channel()
 	if err == nil {
 		err = ch.Confirm(false)
 	}
 	if err == nil {
-		err = ch.ExchangeDeclare(cfg.EventsExchange, amqp.ExchangeTopic, true, false, false, false, nil)
+		err = bus.DeclareEventsExchange(ch, cfg)
 	}
 	if err == nil {
-		err = ch.ExchangeDeclare(cfg.ProgressExchange, amqp.ExchangeFanout, false, true, false, false, nil)
+		err = bus.DeclareProgressExchange(ch, cfg)
 	}
 	if err != nil {
-		conn.Close()
+		_ = conn.Close()
 		return nil, err
 	}
 	return &Publisher{conn: conn, ch: ch, eventsExchange: cfg.EventsExchange, progressExchange: cfg.ProgressExchange, Window: 1000}, nil

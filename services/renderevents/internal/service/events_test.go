@@ -14,6 +14,7 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
@@ -297,15 +298,6 @@ func TestAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn, err := amqp.Dial(h.cfg.AMQPURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		t.Fatal(err)
-	}
 	poison := []struct {
 		key, body, reason string
 	}{
@@ -315,23 +307,12 @@ func TestAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 			"data.render_job_id: is required"},
 	}
 	for _, p := range poison {
-		if err := ch.PublishWithContext(context.Background(), h.cfg.EventsExchange, p.key, false, false,
-			amqp.Publishing{ContentType: "application/json", Body: []byte(p.body)}); err != nil {
-			t.Fatal(err)
-		}
+		bustest.PublishRaw(t, h.cfg.EventsExchange, p.key, amqp.Publishing{ContentType: "application/json", Body: []byte(p.body)})
 	}
 	h.publish(st.Messages)
 	h.waitApplied(distinctEvents(st.Messages))
 
-	dlq := h.cfg.BusConfig().DeadLetterQueue()
-	var letters []amqp.Delivery
-	eventually(t, 10*time.Second, "two dead letters", func() bool {
-		d, ok, err := ch.Get(dlq, true)
-		if err == nil && ok {
-			letters = append(letters, d)
-		}
-		return len(letters) == 2
-	})
+	letters := bustest.Read(t, bustest.Channel(t), h.cfg.BusConfig().DeadLetterQueue(), len(poison), 10*time.Second)
 	for i, p := range poison {
 		d := letters[i]
 		reason, _ := d.Headers[bus.MetaDeadLetterReason].(string)

@@ -2,8 +2,6 @@ package service_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"log/slog"
 	"os"
@@ -14,26 +12,21 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
-	amqp "github.com/rabbitmq/amqp091-go"
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
-
-func amqpURL() string {
-	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
-		return u
-	}
-	return "amqp://guest:guest@127.0.0.1:5672/"
-}
 
 // harness is one running service on its own database and its own exchanges and queues.
 type harness struct {
@@ -52,24 +45,16 @@ type harness struct {
 
 type option func(*service.Config)
 
-func suffix() string {
-	b := make([]byte, 4)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
-}
-
 func start(t *testing.T, opts ...option) *harness {
 	t.Helper()
 	var cfg service.Config
 	if err := config.Load(&cfg); err != nil {
 		t.Fatal(err)
 	}
-	s := suffix()
-	cfg.AMQPURL = amqpURL()
-	cfg.BusService = "renderevents-test-" + s
-	cfg.EventsExchange = "events-test-" + s
-	cfg.ProgressExchange = "render.progress-test-" + s
-	cfg.DeadLetterExchange = "dead-letter-test-" + s
+	topology := bustest.Config(t) // removed after the service stopped (cleanups run last first)
+	cfg.AMQPURL, cfg.Service = topology.AMQPURL, topology.Service
+	cfg.EventsExchange, cfg.ProgressExchange, cfg.DeadLetterExchange = topology.EventsExchange,
+		topology.ProgressExchange, topology.DeadLetterExchange
 	issuer := authtest.New(t)
 	readerToken := issuer.ServiceToken(t, "reader", "renderevents:read")
 	blindToken := issuer.ServiceToken(t, "blind", "content:admin")
@@ -112,7 +97,6 @@ func start(t *testing.T, opts ...option) *harness {
 		if err := stop(); err != nil {
 			t.Errorf("service stopped with: %v", err)
 		}
-		deleteTopology(t, cfg)
 	})
 	select {
 	case <-svc.Ready():
@@ -137,26 +121,6 @@ func start(t *testing.T, opts ...option) *harness {
 	t.Cleanup(func() { _ = pub.Close() })
 	return &harness{t: t, auth: issuer, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, stop: stop,
 		readerToken: readerToken, blindToken: blindToken}
-}
-
-// deleteTopology removes the test's durable queues and exchanges.
-func deleteTopology(t *testing.T, cfg service.Config) {
-	conn, err := amqp.Dial(cfg.AMQPURL)
-	if err != nil {
-		t.Logf("cleanup: %v", err)
-		return
-	}
-	defer conn.Close()
-	ch, err := conn.Channel()
-	if err != nil {
-		return
-	}
-	bc := cfg.BusConfig()
-	_, _ = ch.QueueDelete(bc.ServiceQueue(), false, false, false)
-	_, _ = ch.QueueDelete(bc.DeadLetterQueue(), false, false, false)
-	_ = ch.ExchangeDelete(cfg.EventsExchange, false, false)
-	_ = ch.ExchangeDelete(cfg.DeadLetterExchange, false, false)
-	_ = ch.ExchangeDelete(cfg.ProgressExchange, false, false)
 }
 
 // token mints a JWT for a user of tenant.
@@ -188,8 +152,10 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 
 // applied counts the events the service recorded in its inbox.
 func (h *harness) applied() int {
-	var n int
-	_ = h.pool.QueryRow(context.Background(), "SELECT count(*) FROM bus_inbox").Scan(&n)
+	n, err := bus.HandledCount(context.Background(), h.pool, app.Consumer)
+	if err != nil {
+		h.t.Fatal(err)
+	}
 	return n
 }
 

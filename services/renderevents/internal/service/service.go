@@ -44,15 +44,9 @@ type Config struct {
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/renderevents?sslmode=disable" desc:"PostgreSQL connection URL of the renderevents database" secret:"true"`
 	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
 
-	BusService         string `env:"BUS_SERVICE" envDefault:"renderevents" desc:"names the queues: <name>.events, <name>.dead-letter, <name>.progress.<instance>"`
-	EventsExchange     string `env:"EVENTS_EXCHANGE" envDefault:"events" desc:"durable topic exchange of the events"`
-	ProgressExchange   string `env:"PROGRESS_EXCHANGE" envDefault:"render.progress" desc:"auto-delete fanout exchange of job progress"`
-	DeadLetterExchange string `env:"DEAD_LETTER_EXCHANGE" envDefault:"dead-letter" desc:"exchange of the dead-letter queues"`
-
-	ConsumerBatchSize  int           `env:"CONSUMER_BATCH_SIZE" envDefault:"256" desc:"most events applied in one database transaction"`
-	ConsumerBatchWait  time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
-	ConsumerPrefetch   int           `env:"CONSUMER_PREFETCH" envDefault:"1024" desc:"AMQP prefetch count of the events queue"`
-	ConsumerMaxRetries int           `env:"CONSUMER_MAX_RETRIES" envDefault:"5" desc:"retries of a failing event before it is dead-lettered"`
+	bus.EnvConfig
+	bus.ProgressEnvConfig
+	bus.BatchEnvConfig
 
 	ProgressFlushInterval time.Duration `env:"PROGRESS_FLUSH_INTERVAL" envDefault:"250ms" desc:"how often the latest progress of each job is persisted (at most once per interval per job)"`
 	SSEKeepAlive          time.Duration `env:"SSE_KEEPALIVE" envDefault:"15s" desc:"idle interval of keep-alive comments on progress streams"`
@@ -72,9 +66,10 @@ func Migrations() []pgxdb.Migrations {
 
 // BusConfig is the pkg/bus configuration of c.
 func (c Config) BusConfig() bus.Config {
-	return bus.Config{AMQPURL: c.AMQPURL, Service: c.BusService, EventsExchange: c.EventsExchange,
-		ProgressExchange: c.ProgressExchange, DeadLetterExchange: c.DeadLetterExchange, Prefetch: c.ConsumerPrefetch,
-		Retry: bus.RetryConfig{MaxRetries: c.ConsumerMaxRetries}}
+	bc := c.EnvConfig.BusConfig(Name)
+	bc.ProgressExchange = c.ProgressExchange
+	bc.Prefetch = c.ConsumerPrefetch
+	return bc
 }
 
 // RetrySchedule parses WEBHOOK_RETRY_SCHEDULE.
@@ -174,9 +169,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("dead-letter publisher: %w", err)
 	}
 	s.closers = append(s.closers, dlq.Close)
-	s.Consumer = broker.NewEventsConsumer(broker.ConsumerConfig{Bus: bcfg, BatchSize: cfg.ConsumerBatchSize,
-		BatchWait: cfg.ConsumerBatchWait, Prefetch: cfg.ConsumerPrefetch}, s.Ingest, dlq, metrics, log)
-	s.Consumer.Ping = s.Store.Ping
+	s.Consumer, err = broker.NewEventsConsumer(bcfg, cfg.BatchConfig(), s.Ingest, s.Store.Ping, dlq, metrics, log)
+	if err != nil {
+		return nil, fmt.Errorf("events consumer: %w", err)
+	}
 	s.Progress, err = broker.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)

@@ -45,7 +45,7 @@ func New(pool *pgxpool.Pool, box domain.SecretBox) *Store {
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
 // ApplyNew implements app.IngestStore: one transaction records the batch's new event ids
-// in bus_inbox (the table of bus.HandleOnce) and applies them.
+// in the inbox (bus.HandleBatchOnce) and applies them.
 func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Event,
 	fn func(ctx context.Context, tx app.IngestTx, fresh []domain.Event) error) error {
 	ids := make([]uuid.UUID, 0, len(evs))
@@ -53,24 +53,15 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 		ids = append(ids, ev.ID)
 	}
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		rows, err := tx.Query(ctx, `INSERT INTO bus_inbox (consumer, event_id)
-			SELECT $1, id FROM unnest($2::uuid[]) AS id ORDER BY id
-			ON CONFLICT DO NOTHING RETURNING event_id`, consumer, ids)
-		if err != nil {
-			return fmt.Errorf("inbox: %w", err)
+		freshIDs, err := bus.HandleBatchOnce(ctx, tx, consumer, ids)
+		if err != nil || len(freshIDs) == 0 {
+			return err
 		}
-		recorded, err := pgx.CollectRows(rows, pgx.RowTo[uuid.UUID])
-		if err != nil {
-			return fmt.Errorf("inbox: %w", err)
-		}
-		if len(recorded) == 0 {
-			return nil
-		}
-		isNew := make(map[uuid.UUID]bool, len(recorded))
-		for _, id := range recorded {
+		isNew := make(map[uuid.UUID]bool, len(freshIDs))
+		for _, id := range freshIDs {
 			isNew[id] = true
 		}
-		fresh := make([]domain.Event, 0, len(recorded))
+		fresh := make([]domain.Event, 0, len(freshIDs))
 		for _, ev := range evs {
 			if isNew[ev.ID] {
 				fresh = append(fresh, ev)

@@ -56,10 +56,13 @@ func TestABatchIsAppliedOnceEvenWhenDeliveredAgain(t *testing.T) {
 			t.Fatalf("apply: %v", err)
 		}
 	}
-	var jobs, timeline, inbox int
+	var jobs, timeline int
 	_ = pool.QueryRow(ctx, "SELECT count(*) FROM render_jobs WHERE state_rank > 0").Scan(&jobs)
 	_ = pool.QueryRow(ctx, "SELECT count(*) FROM render_job_events").Scan(&timeline)
-	_ = pool.QueryRow(ctx, "SELECT count(*) FROM bus_inbox").Scan(&inbox)
+	inbox, err := bus.HandledCount(ctx, pool, app.Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if jobs != 6 || inbox != len(evs) {
 		t.Fatalf("jobs=%d inbox=%d, want 6 and %d", jobs, inbox, len(evs))
 	}

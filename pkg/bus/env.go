@@ -1,0 +1,47 @@
+package bus
+
+import "time"
+
+// EnvConfig is the bus's part of a service's environment, one variable per knob with its
+// default written here once; a service embeds it in its configuration struct (pkg/config
+// reads and documents it) and turns it into a Config with BusConfig.
+type EnvConfig struct {
+	AMQPURL            string `env:"AMQP_URL" envDefault:"amqp://guest:guest@127.0.0.1:5672/" desc:"RabbitMQ connection URL" secret:"true"`
+	Service            string `env:"BUS_SERVICE" desc:"prefix of the service's queues <name>.events and <name>.dead-letter; unset: the service's name"`
+	EventsExchange     string `env:"EVENTS_EXCHANGE" envDefault:"events" desc:"durable topic exchange of the events (routing key = event name)"`
+	DeadLetterExchange string `env:"DEAD_LETTER_EXCHANGE" envDefault:"dead-letter" desc:"durable direct exchange of the dead-letter queues"`
+	ConsumerMaxRetries int    `env:"CONSUMER_MAX_RETRIES" envDefault:"5" desc:"retries of a failing message before it is dead-lettered"`
+}
+
+// BusConfig is the bus configuration of the service called name, which names its queues
+// unless BUS_SERVICE does.
+func (e EnvConfig) BusConfig(name string) Config {
+	if e.Service != "" {
+		name = e.Service
+	}
+	return Config{
+		AMQPURL:            e.AMQPURL,
+		Service:            name,
+		EventsExchange:     e.EventsExchange,
+		DeadLetterExchange: e.DeadLetterExchange,
+		Retry:              RetryConfig{MaxRetries: e.ConsumerMaxRetries},
+	}
+}
+
+// ProgressEnvConfig is the environment of a service that relays job progress.
+type ProgressEnvConfig struct {
+	ProgressExchange string `env:"PROGRESS_EXCHANGE" envDefault:"render.progress" desc:"auto-delete fanout exchange of job progress; each instance reads it through its own <name>.progress.<instance> queue"`
+}
+
+// BatchEnvConfig is the environment of a service that applies its events in batches
+// (BatchConsumer).
+type BatchEnvConfig struct {
+	ConsumerBatchSize int           `env:"CONSUMER_BATCH_SIZE" envDefault:"256" desc:"most events applied in one database transaction"`
+	ConsumerBatchWait time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
+	ConsumerPrefetch  int           `env:"CONSUMER_PREFETCH" envDefault:"1024" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
+}
+
+// BatchConfig is the batch size and wait.
+func (b BatchEnvConfig) BatchConfig() BatchConfig {
+	return BatchConfig{Size: b.ConsumerBatchSize, Wait: b.ConsumerBatchWait}
+}
