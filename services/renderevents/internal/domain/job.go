@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
@@ -324,4 +325,10 @@ func override[T any](dst **T, src *T) {
 		v := *src
 		*dst = &v
 	}
+}
+
+// ProgressStore persists the latest progress of jobs; a tick of a terminal job or older
+// than the stored one is ignored. It returns the ticks of jobs it does not know yet.
+type ProgressStore interface {
+	SaveProgress(ctx context.Context, ticks []Progress) (unknown []Progress, err error)
 }

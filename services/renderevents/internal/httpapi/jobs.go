@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 
 	api "github.com/videotpl/platform/gen/renderevents"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -44,13 +43,17 @@ func jobToAPI(j *domain.Job) api.RenderJob {
 
 // ListRenderJobs implements api.StrictServerInterface.
 func (h *Handler) ListRenderJobs(ctx context.Context, req api.ListRenderJobsRequestObject) (api.ListRenderJobsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	f := app.JobFilter{UserID: p.UserId, SavedProjectID: p.SavedProjectId, From: p.From, To: p.To}
+	f := domain.JobFilter{UserID: p.UserId, SavedProjectID: p.SavedProjectId, From: p.From, To: p.To}
 	if p.State != nil {
 		s := string(*p.State)
 		f.State = &s
 	}
-	jobs, next, err := h.queries.ListJobs(ctx, listParams(p.TenantId, p.Cursor, p.Limit), f)
+	jobs, next, err := h.queries.ListJobs(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), f)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +66,11 @@ func (h *Handler) ListRenderJobs(ctx context.Context, req api.ListRenderJobsRequ
 
 // GetRenderJob implements api.StrictServerInterface.
 func (h *Handler) GetRenderJob(ctx context.Context, req api.GetRenderJobRequestObject) (api.GetRenderJobResponseObject, error) {
-	j, err := h.queries.GetJob(ctx, req.JobId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j, err := h.queries.GetJob(ctx, actor, req.JobId)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +79,11 @@ func (h *Handler) GetRenderJob(ctx context.Context, req api.GetRenderJobRequestO
 
 // GetRenderJobTimeline implements api.StrictServerInterface.
 func (h *Handler) GetRenderJobTimeline(ctx context.Context, req api.GetRenderJobTimelineRequestObject) (api.GetRenderJobTimelineResponseObject, error) {
-	entries, err := h.queries.Timeline(ctx, req.JobId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := h.queries.Timeline(ctx, actor, req.JobId)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -12,7 +13,10 @@ import (
 	"github.com/labstack/echo/v4"
 
 	api "github.com/videotpl/platform/gen/renderevents"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
 // BaseURL is the path prefix of the API (the spec's server URL).
@@ -46,6 +50,16 @@ func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.ending) }) }
 // Register mounts the handler on e under BaseURL.
 func Register(e *echo.Echo, h *Handler) {
 	api.RegisterHandlersWithBaseURL(e, api.NewStrictHandler(h, nil), BaseURL)
+}
+
+// actorOf resolves the authenticated caller of the request as the application sees it.
+func actorOf(ctx context.Context) (domain.Actor, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
+	}
+	return domain.Actor{TenantID: p.TenantID, Service: p.Kind == auth.Service,
+		Admin: p.Kind != auth.Service && p.HasRole(auth.AdminRole), Scopes: p.Scopes}, nil
 }
 
 func listParams(tenant *uuid.UUID, cursor *string, limit *int) app.ListParams {

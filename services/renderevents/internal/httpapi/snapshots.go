@@ -5,7 +5,6 @@ import (
 	"time"
 
 	api "github.com/videotpl/platform/gen/renderevents"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -23,13 +22,17 @@ func snapshotToAPI(s domain.Snapshot, now time.Time) api.Snapshot {
 
 // ListSnapshots implements api.StrictServerInterface.
 func (h *Handler) ListSnapshots(ctx context.Context, req api.ListSnapshotsRequestObject) (api.ListSnapshotsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	f := app.SnapshotFilter{SavedProjectID: p.SavedProjectId}
+	f := domain.SnapshotFilter{SavedProjectID: p.SavedProjectId}
 	if p.State != nil {
 		s := string(*p.State)
 		f.State = &s
 	}
-	rows, next, err := h.queries.ListSnapshots(ctx, listParams(p.TenantId, p.Cursor, p.Limit), f)
+	rows, next, err := h.queries.ListSnapshots(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), f)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +46,11 @@ func (h *Handler) ListSnapshots(ctx context.Context, req api.ListSnapshotsReques
 
 // GetSnapshot implements api.StrictServerInterface.
 func (h *Handler) GetSnapshot(ctx context.Context, req api.GetSnapshotRequestObject) (api.GetSnapshotResponseObject, error) {
-	s, err := h.queries.GetSnapshot(ctx, req.SnapshotId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.queries.GetSnapshot(ctx, actor, req.SnapshotId)
 	if err != nil {
 		return nil, err
 	}

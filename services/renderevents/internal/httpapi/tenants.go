@@ -15,8 +15,12 @@ func tenantToAPI(t domain.Tenant) api.Tenant {
 
 // ListTenants implements api.StrictServerInterface.
 func (h *Handler) ListTenants(ctx context.Context, req api.ListTenantsRequestObject) (api.ListTenantsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.queries.ListTenants(ctx, listParams(nil, p.Cursor, p.Limit), p.Suspended)
+	rows, next, err := h.queries.ListTenants(ctx, actor, listParams(nil, p.Cursor, p.Limit), p.Suspended)
 	if err != nil {
 		return nil, err
 	}
@@ -29,7 +33,11 @@ func (h *Handler) ListTenants(ctx context.Context, req api.ListTenantsRequestObj
 
 // GetTenant implements api.StrictServerInterface.
 func (h *Handler) GetTenant(ctx context.Context, req api.GetTenantRequestObject) (api.GetTenantResponseObject, error) {
-	t, err := h.queries.GetTenant(ctx, req.TenantId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.queries.GetTenant(ctx, actor, req.TenantId)
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +46,12 @@ func (h *Handler) GetTenant(ctx context.Context, req api.GetTenantRequestObject)
 
 // ListTenantApiKeys implements api.StrictServerInterface.
 func (h *Handler) ListTenantApiKeys(ctx context.Context, req api.ListTenantApiKeysRequestObject) (api.ListTenantApiKeysResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.queries.ListAPIKeys(ctx, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
+	rows, next, err := h.queries.ListAPIKeys(ctx, actor, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +69,11 @@ func (h *Handler) ListTenantApiKeys(ctx context.Context, req api.ListTenantApiKe
 
 // GetUser implements api.StrictServerInterface.
 func (h *Handler) GetUser(ctx context.Context, req api.GetUserRequestObject) (api.GetUserResponseObject, error) {
-	u, err := h.queries.GetUser(ctx, req.UserId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.queries.GetUser(ctx, actor, req.UserId)
 	if err != nil {
 		return nil, err
 	}

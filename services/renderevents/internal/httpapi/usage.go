@@ -43,7 +43,11 @@ func dateOf(d *openapi_types.Date) *time.Time {
 
 // GetDailyUsage implements api.StrictServerInterface.
 func (h *Handler) GetDailyUsage(ctx context.Context, req api.GetDailyUsageRequestObject) (api.GetDailyUsageResponseObject, error) {
-	rows, err := h.queries.DailyUsage(ctx, req.Params.TenantId, dateOf(req.Params.From), dateOf(req.Params.To))
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := h.queries.DailyUsage(ctx, actor, req.Params.TenantId, dateOf(req.Params.From), dateOf(req.Params.To))
 	if err != nil {
 		return nil, err
 	}
@@ -63,6 +67,10 @@ func monthOf(field string, s *string) (*time.Time, error) {
 
 // GetMonthlyUsage implements api.StrictServerInterface.
 func (h *Handler) GetMonthlyUsage(ctx context.Context, req api.GetMonthlyUsageRequestObject) (api.GetMonthlyUsageResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	from, err := monthOf("query.from", req.Params.From)
 	if err != nil {
 		return nil, err
@@ -71,7 +79,7 @@ func (h *Handler) GetMonthlyUsage(ctx context.Context, req api.GetMonthlyUsageRe
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.queries.MonthlyUsage(ctx, req.Params.TenantId, from, to)
+	rows, err := h.queries.MonthlyUsage(ctx, actor, req.Params.TenantId, from, to)
 	if err != nil {
 		return nil, err
 	}
@@ -80,12 +88,16 @@ func (h *Handler) GetMonthlyUsage(ctx context.Context, req api.GetMonthlyUsageRe
 
 // ListRefundsDue implements api.StrictServerInterface.
 func (h *Handler) ListRefundsDue(ctx context.Context, req api.ListRefundsDueRequestObject) (api.ListRefundsDueResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	status := ""
 	if p.Status != nil {
 		status = string(*p.Status)
 	}
-	rows, next, err := h.queries.ListRefunds(ctx, listParams(p.TenantId, p.Cursor, p.Limit), status)
+	rows, next, err := h.queries.ListRefunds(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), status)
 	if err != nil {
 		return nil, err
 	}

@@ -24,12 +24,16 @@ func deliveryToAPI(d domain.Delivery) api.WebhookDelivery {
 
 // CreateWebhookEndpoint implements api.StrictServerInterface.
 func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req api.CreateWebhookEndpointRequestObject) (api.CreateWebhookEndpointResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		types := b.EventTypes
 		in = app.EndpointInput{URL: &b.Url, EventTypes: &types, Description: b.Description}
 	}
-	ep, err := h.webhooks.CreateEndpoint(ctx, req.Params.TenantId, in)
+	ep, err := h.webhooks.CreateEndpoint(ctx, actor, req.Params.TenantId, in)
 	if err != nil {
 		return nil, err
 	}
@@ -42,8 +46,12 @@ func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req api.CreateWebho
 
 // ListWebhookEndpoints implements api.StrictServerInterface.
 func (h *Handler) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookEndpointsRequestObject) (api.ListWebhookEndpointsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.webhooks.ListEndpoints(ctx, listParams(p.TenantId, p.Cursor, p.Limit))
+	rows, next, err := h.webhooks.ListEndpoints(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +64,11 @@ func (h *Handler) ListWebhookEndpoints(ctx context.Context, req api.ListWebhookE
 
 // GetWebhookEndpoint implements api.StrictServerInterface.
 func (h *Handler) GetWebhookEndpoint(ctx context.Context, req api.GetWebhookEndpointRequestObject) (api.GetWebhookEndpointResponseObject, error) {
-	ep, err := h.webhooks.GetEndpoint(ctx, req.EndpointId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := h.webhooks.GetEndpoint(ctx, actor, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
@@ -65,11 +77,15 @@ func (h *Handler) GetWebhookEndpoint(ctx context.Context, req api.GetWebhookEndp
 
 // UpdateWebhookEndpoint implements api.StrictServerInterface.
 func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebhookEndpointRequestObject) (api.UpdateWebhookEndpointResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		in = app.EndpointInput{URL: b.Url, EventTypes: b.EventTypes, Description: b.Description, Enabled: b.Enabled}
 	}
-	ep, err := h.webhooks.UpdateEndpoint(ctx, req.EndpointId, in)
+	ep, err := h.webhooks.UpdateEndpoint(ctx, actor, req.EndpointId, in)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +94,11 @@ func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req api.UpdateWebho
 
 // DeleteWebhookEndpoint implements api.StrictServerInterface.
 func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req api.DeleteWebhookEndpointRequestObject) (api.DeleteWebhookEndpointResponseObject, error) {
-	if err := h.webhooks.DeleteEndpoint(ctx, req.EndpointId); err != nil {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.webhooks.DeleteEndpoint(ctx, actor, req.EndpointId); err != nil {
 		return nil, err
 	}
 	return api.DeleteWebhookEndpoint204Response{}, nil
@@ -86,7 +106,11 @@ func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req api.DeleteWebho
 
 // RotateWebhookEndpointSecret implements api.StrictServerInterface.
 func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req api.RotateWebhookEndpointSecretRequestObject) (api.RotateWebhookEndpointSecretResponseObject, error) {
-	secret, exp, err := h.webhooks.RotateSecret(ctx, req.EndpointId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	secret, exp, err := h.webhooks.RotateSecret(ctx, actor, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
@@ -95,13 +119,17 @@ func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req api.Rotat
 
 // ListWebhookDeliveries implements api.StrictServerInterface.
 func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhookDeliveriesRequestObject) (api.ListWebhookDeliveriesResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	var status *string
 	if p.Status != nil {
 		s := string(*p.Status)
 		status = &s
 	}
-	rows, next, err := h.webhooks.ListDeliveries(ctx, req.EndpointId, listParams(nil, p.Cursor, p.Limit), status)
+	rows, next, err := h.webhooks.ListDeliveries(ctx, actor, req.EndpointId, listParams(nil, p.Cursor, p.Limit), status)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +142,11 @@ func (h *Handler) ListWebhookDeliveries(ctx context.Context, req api.ListWebhook
 
 // ReplayWebhookDelivery implements api.StrictServerInterface.
 func (h *Handler) ReplayWebhookDelivery(ctx context.Context, req api.ReplayWebhookDeliveryRequestObject) (api.ReplayWebhookDeliveryResponseObject, error) {
-	d, err := h.webhooks.Replay(ctx, req.DeliveryId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := h.webhooks.Replay(ctx, actor, req.DeliveryId)
 	if err != nil {
 		return nil, err
 	}
