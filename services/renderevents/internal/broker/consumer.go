@@ -220,7 +220,7 @@ func (c *EventsConsumer) process(ctx context.Context, batch []amqp.Delivery) []b
 	evs := make([]domain.Event, 0, len(batch))
 	idx := make([]int, 0, len(batch))
 	for i, d := range batch {
-		ev, err := domain.ParseEvent(d.Body)
+		ev, err := ParseEvent(d.Body)
 		switch {
 		case err != nil:
 			acks[i] = c.deadLetter(ctx, d, err.Error(), true, 1)

@@ -18,7 +18,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 )
 
@@ -183,7 +182,7 @@ func ValidateEventTypes(field string, types []string) error {
 // MatchesEventType reports whether an endpoint with filter types receives eventType.
 // Progress ticks are never delivered.
 func MatchesEventType(types []string, eventType string) bool {
-	if eventType == events.RenderJobProgressV1 {
+	if eventType == ProgressEventType {
 		return false
 	}
 	for _, t := range types {

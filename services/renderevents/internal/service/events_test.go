@@ -14,7 +14,7 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/bus"
-	"github.com/videotpl/platform/services/renderevents/internal/domain"
+	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/sim"
 )
 
@@ -191,7 +191,7 @@ func usersOf(t *testing.T, st sim.Stream) []uuid.UUID {
 		if m.EventType != events.IdentityUserRegisteredV1 {
 			continue
 		}
-		ev, err := domain.ParseEvent(m.Body)
+		ev, err := broker.ParseEvent(m.Body)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -260,10 +260,10 @@ func (t *ingestTx) ApplyIdentity(ctx context.Context, ev domain.Event) error {
 	case events.IdentityApiKeyRevokedV1Payload:
 		return t.q.UpsertAPIKeyRevoked(ctx, db.UpsertAPIKeyRevokedParams{ApiKeyID: p.APIKeyID, TenantID: p.TenantID,
 			EventTime: at, RevokedByUserID: &p.RevokedByUserID, Reason: &p.Reason})
-	case events.IdentityPaymentRefundedV1Payload:
+	case domain.PaymentRefunded:
 		return t.q.InsertPaymentRefund(ctx, db.InsertPaymentRefundParams{EventID: ev.ID, TenantID: ev.TenantID,
 			PaymentID: p.PaymentID, CorrelationID: ev.CorrelationID, RefundAmountMinor: p.RefundAmountMinor, RefundedAt: ev.Time})
-	case events.IdentityPaymentSucceededV1Payload, events.IdentityPaymentFailedV1Payload:
+	case domain.PaymentSucceeded, domain.PaymentFailed:
 		return nil // metered only (usage)
 	}
 	return fmt.Errorf("not an identity event: %s", ev.Type)
