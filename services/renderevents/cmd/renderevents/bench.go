@@ -25,9 +25,10 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // bench is the load generator of make bench-renderevents. It runs beside `renderevents
@@ -137,7 +138,7 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 	if err != nil {
 		return 0, err
 	}
-	if err := broker.DeclareServiceQueue(ch, name, name, []string{"#"}); err != nil {
+	if err := busapi.DeclareServiceQueue(ch, name, name, []string{"#"}); err != nil {
 		return 0, err
 	}
 	defer func() {
@@ -154,7 +155,7 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 	bc := c.BusConfig()
 	bc.EventsExchange = name
 	bc.ProgressExchange = name + ".progress"
-	pub, err := broker.NewPublisher(bc)
+	pub, err := store.NewPublisher(bc)
 	if err != nil {
 		return 0, err
 	}
@@ -195,7 +196,7 @@ func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msg
 	if err != nil {
 		return 0, 0, err
 	}
-	pub, err := broker.NewPublisher(c.BusConfig())
+	pub, err := store.NewPublisher(c.BusConfig())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -253,7 +254,7 @@ func benchRelay(ctx context.Context, c service.Config, pool *pgxpool.Pool, baseU
 				PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
 			benchMessage(tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: ids[i], StartedAt: t0}))
 	}
-	pub, err := broker.NewPublisher(c.BusConfig())
+	pub, err := store.NewPublisher(c.BusConfig())
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -11,7 +11,7 @@ import (
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 const (

@@ -14,8 +14,8 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/bus"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // seedStream carries each of the 20 events of seed 001: two tenants (one suspended), users
@@ -191,7 +191,7 @@ func usersOf(t *testing.T, st sim.Stream) []uuid.UUID {
 		if m.EventType != events.IdentityUserRegisteredV1 {
 			continue
 		}
-		ev, err := broker.ParseEvent(m.Body)
+		ev, err := busapi.ParseEvent(m.Body)
 		if err != nil {
 			t.Fatal(err)
 		}

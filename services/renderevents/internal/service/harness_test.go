@@ -22,9 +22,9 @@ import (
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 const jwtSecret = "test-secret-of-at-least-32-bytes-long!!"
@@ -43,7 +43,7 @@ type harness struct {
 	svc    *service.Service
 	pool   *pgxpool.Pool
 	url    string
-	pub    *broker.Publisher
+	pub    *store.Publisher
 	client *api.ClientWithResponses
 	stop   func() error // stops the service (SIGTERM) and returns what Run returned
 }
@@ -125,7 +125,7 @@ func start(t *testing.T, opts ...option) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := broker.NewPublisher(cfg.BusConfig())
+	pub, err := store.NewPublisher(cfg.BusConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/events"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // message wraps a payload in an envelope of tenant at the given time, ready to publish.

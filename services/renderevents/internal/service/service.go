@@ -26,7 +26,7 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
 	"github.com/videotpl/platform/services/renderevents/internal/outbound"
@@ -114,8 +114,8 @@ type Service struct {
 	Hub        *app.Hub
 	Writer     *app.ProgressWriter
 	Dispatcher *app.Dispatcher
-	Consumer   *broker.EventsConsumer
-	Progress   *broker.ProgressConsumer
+	Consumer   *busapi.EventsConsumer
+	Progress   *busapi.ProgressConsumer
 
 	handler *httpapi.Handler
 	closers []func() error
@@ -174,10 +174,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("dead-letter publisher: %w", err)
 	}
 	s.closers = append(s.closers, dlq.Close)
-	s.Consumer = broker.NewEventsConsumer(broker.ConsumerConfig{Bus: bcfg, BatchSize: cfg.ConsumerBatchSize,
+	s.Consumer = busapi.NewEventsConsumer(busapi.ConsumerConfig{Bus: bcfg, BatchSize: cfg.ConsumerBatchSize,
 		BatchWait: cfg.ConsumerBatchWait, Prefetch: cfg.ConsumerPrefetch}, s.Ingest, dlq, metrics, log)
 	s.Consumer.Ping = s.Store.Ping
-	s.Progress, err = broker.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
+	s.Progress, err = busapi.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
 	}, log)

@@ -17,7 +17,7 @@ import (
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // receiver is a tenant's webhook endpoint on loopback that verifies Standard Webhooks

@@ -13,7 +13,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 )
@@ -29,7 +29,7 @@ func ev(t *testing.T, tenant uuid.UUID, at time.Time, correlation *uuid.UUID, p 
 	}
 	env.EventTime, env.CorrelationID = at, correlation
 	body, _ := json.Marshal(env)
-	e, err := broker.ParseEvent(body)
+	e, err := busapi.ParseEvent(body)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,7 @@
-// Package broker connects the service to RabbitMQ: the batching consumer of the service's
-// durable events queue, the consumer of this instance's progress queue, and the publisher
-// of simulated streams.
-package broker
+// Package busapi is the service's inbound bus port: the batching consumer of the durable
+// events queue and the consumer of this instance's progress queue, which decode events into
+// domain values and hand them to internal/app.
+package busapi
 
 import (
 	"context"
@@ -242,7 +242,7 @@ func (c *EventsConsumer) process(ctx context.Context, batch []amqp.Delivery) []b
 			links = append(links, trace.Link{SpanContext: sc})
 		}
 	}
-	ctx, span := otel.Tracer("github.com/videotpl/platform/services/renderevents/internal/broker").Start(ctx,
+	ctx, span := otel.Tracer("github.com/videotpl/platform/services/renderevents/internal/busapi").Start(ctx,
 		c.cfg.Bus.ServiceQueue()+" process", trace.WithSpanKind(trace.SpanKindConsumer), trace.WithLinks(links...),
 		trace.WithAttributes(attribute.Int("messaging.batch.message_count", len(evs))))
 	defer span.End()
