@@ -26,7 +26,6 @@ import (
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
@@ -127,7 +126,7 @@ func randomSuffix() string {
 
 // benchCeiling publishes msgs to a scratch durable topic exchange and queue with the same
 // publisher and times a bare consume-and-ack loop until the last ack.
-func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
+func benchCeiling(ctx context.Context, c Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
 	name := "bench-ceiling-" + randomSuffix()
 	conn, err := amqp.Dial(c.AMQPURL)
 	if err != nil {
@@ -186,7 +185,7 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 }
 
 // benchService publishes msgs to the service and times until its inbox holds them all.
-func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msgs []sim.Message, timeout time.Duration) (float64, float64, error) {
+func benchService(ctx context.Context, c Config, pool *pgxpool.Pool, msgs []sim.Message, timeout time.Duration) (float64, float64, error) {
 	count := func() (int, error) {
 		var k int
 		err := pool.QueryRow(ctx, "SELECT count(*) FROM bus_inbox WHERE consumer = $1", app.Consumer).Scan(&k)
@@ -241,7 +240,7 @@ func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msg
 }
 
 // benchRelay measures progress relay latency to SSE subscribers.
-func benchRelay(ctx context.Context, c service.Config, pool *pgxpool.Pool, baseURL string, jobs, subs, ticks int,
+func benchRelay(ctx context.Context, c Config, pool *pgxpool.Pool, baseURL string, jobs, subs, ticks int,
 	every, timeout time.Duration) ([]time.Duration, int, int, error) {
 	tenant := uuid.New()
 	t0 := time.Now().UTC()
@@ -409,7 +408,7 @@ func readFrames(r io.Reader, fn func(event string, data []byte) bool) error {
 }
 
 // deleteTopology removes the service's durable queues and its exchanges (bench cleanup).
-func deleteTopology(c service.Config) error {
+func deleteTopology(c Config) error {
 	conn, err := amqp.Dial(c.AMQPURL)
 	if err != nil {
 		return err

@@ -35,11 +35,8 @@ type Handler struct {
 
 var _ api.StrictServerInterface = (*Handler)(nil)
 
-// New returns the handler; keepAlive is the idle interval of SSE comments (15s when 0).
+// New returns the handler; keepAlive is the idle interval of SSE comments.
 func New(queries *app.Queries, webhooks *app.Webhooks, hub *app.Hub, keepAlive time.Duration) *Handler {
-	if keepAlive <= 0 {
-		keepAlive = 15 * time.Second
-	}
 	return &Handler{queries: queries, webhooks: webhooks, hub: hub, keepAlive: keepAlive, ending: make(chan struct{})}
 }
 

@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
@@ -19,7 +18,7 @@ const (
 	blindToken  = "svc_token-without-the-renderevents-scopes"
 )
 
-func withServiceTokens(c *service.Config) {
+func withServiceTokens(c *Config) {
 	c.ServiceTokens = "reader:" + auth.HashServiceToken(readerToken) + ":renderevents:read;" +
 		"blind:" + auth.HashServiceToken(blindToken) + ":content:admin"
 }

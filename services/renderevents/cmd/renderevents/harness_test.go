@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -22,7 +22,6 @@ import (
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
@@ -39,8 +38,8 @@ func amqpURL() string {
 // harness is one running service on its own database and its own exchanges and queues.
 type harness struct {
 	t      *testing.T
-	cfg    service.Config
-	svc    *service.Service
+	cfg    Config
+	svc    *Service
 	pool   *pgxpool.Pool
 	url    string
 	pub    *store.Publisher
@@ -48,7 +47,7 @@ type harness struct {
 	stop   func() error // stops the service (SIGTERM) and returns what Run returned
 }
 
-type option func(*service.Config)
+type option func(*Config)
 
 func suffix() string {
 	b := make([]byte, 4)
@@ -58,7 +57,7 @@ func suffix() string {
 
 func start(t *testing.T, opts ...option) *harness {
 	t.Helper()
-	var cfg service.Config
+	var cfg Config
 	if err := config.Load(&cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +76,13 @@ func start(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	pool, _ := pgtest.NewDB(t, service.Migrations()...)
+	pool, _ := pgtest.NewDB(t, Migrations()...)
 	authn, err := auth.FromConfig(cfg.Common)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := service.New(cfg, service.Deps{Pool: pool, Auth: authn, Logger: log})
+	svc, err := NewService(cfg, Deps{Pool: pool, Auth: authn, Logger: log})
 	if err != nil {
 		t.Fatalf("build the service: %v", err)
 	}
@@ -107,7 +106,7 @@ func start(t *testing.T, opts ...option) *harness {
 		if err := stop(); err != nil {
 			t.Errorf("service stopped with: %v", err)
 		}
-		deleteTopology(t, cfg)
+		deleteTestTopology(t, cfg)
 	})
 	select {
 	case <-svc.Ready():
@@ -133,8 +132,8 @@ func start(t *testing.T, opts ...option) *harness {
 	return &harness{t: t, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, stop: stop}
 }
 
-// deleteTopology removes the test's durable queues and exchanges.
-func deleteTopology(t *testing.T, cfg service.Config) {
+// deleteTestTopology removes the test's durable queues and exchanges.
+func deleteTestTopology(t *testing.T, cfg Config) {
 	conn, err := amqp.Dial(cfg.AMQPURL)
 	if err != nil {
 		t.Logf("cleanup: %v", err)

@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -16,7 +16,6 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
@@ -78,7 +77,7 @@ func (r *receiver) requests() []received {
 	return append([]received(nil), r.got...)
 }
 
-func shortRetries(c *service.Config) { c.WebhookRetrySchedule = "20ms,20ms,20ms" }
+func shortRetries(c *Config) { c.WebhookRetrySchedule = "20ms,20ms,20ms" }
 
 func (h *harness) createEndpoint(t *testing.T, tok, url string, types ...string) *api.WebhookEndpointWithSecret {
 	t.Helper()
@@ -212,7 +211,7 @@ func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
 }
 
 func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
-	h := start(t, func(c *service.Config) { c.WebhookRetrySchedule = "10ms"; c.WebhookDisableAfter = 2 })
+	h := start(t, func(c *Config) { c.WebhookRetrySchedule = "10ms"; c.WebhookDisableAfter = 2 })
 	rcv := newReceiver(t, 500)
 	tenant := uuid.New()
 	tok := token(t, tenant)
