@@ -105,13 +105,6 @@ func (h *Hub) AllChanged() {
 	h.JobsChanged(ids)
 }
 
-// Subscribers counts the subscriptions of a job.
-func (h *Hub) Subscribers(job uuid.UUID) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs[job])
-}
-
 // unknownJobPatience is how long a tick of a job not known yet is kept: progress travels
 // on its own exchange and may overtake the job's first event.
 const unknownJobPatience = 30 * time.Second
