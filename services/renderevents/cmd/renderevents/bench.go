@@ -25,9 +25,8 @@ import (
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // bench is the load generator of make bench-renderevents. It runs beside `renderevents
@@ -126,7 +125,7 @@ func randomSuffix() string {
 
 // benchCeiling publishes msgs to a scratch durable topic exchange and queue with the same
 // publisher and times a bare consume-and-ack loop until the last ack.
-func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
+func benchCeiling(ctx context.Context, c Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
 	name := "bench-ceiling-" + randomSuffix()
 	bc := c.BusConfig()
 	bc.Service, bc.EventsExchange, bc.ProgressExchange = name, name, name+".progress"
@@ -153,7 +152,7 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 	if err != nil {
 		return 0, err
 	}
-	pub, err := broker.NewPublisher(bc)
+	pub, err := store.NewPublisher(bc)
 	if err != nil {
 		return 0, err
 	}
@@ -184,13 +183,13 @@ func benchCeiling(ctx context.Context, c service.Config, msgs []sim.Message, tim
 }
 
 // benchService publishes msgs to the service and times until its inbox holds them all.
-func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msgs []sim.Message, timeout time.Duration) (float64, float64, error) {
+func benchService(ctx context.Context, c Config, pool *pgxpool.Pool, msgs []sim.Message, timeout time.Duration) (float64, float64, error) {
 	count := func() (int, error) { return bus.HandledCount(ctx, pool, app.Consumer) }
 	before, err := count()
 	if err != nil {
 		return 0, 0, err
 	}
-	pub, err := broker.NewPublisher(c.BusConfig())
+	pub, err := store.NewPublisher(c.BusConfig())
 	if err != nil {
 		return 0, 0, err
 	}
@@ -234,7 +233,7 @@ func benchService(ctx context.Context, c service.Config, pool *pgxpool.Pool, msg
 }
 
 // benchRelay measures progress relay latency to SSE subscribers.
-func benchRelay(ctx context.Context, c service.Config, pool *pgxpool.Pool, baseURL string, jobs, subs, ticks int,
+func benchRelay(ctx context.Context, c Config, pool *pgxpool.Pool, baseURL string, jobs, subs, ticks int,
 	every, timeout time.Duration) ([]time.Duration, int, int, error) {
 	tenant := uuid.New()
 	t0 := time.Now().UTC()
@@ -247,7 +246,7 @@ func benchRelay(ctx context.Context, c service.Config, pool *pgxpool.Pool, baseU
 				PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
 			benchMessage(tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: ids[i], StartedAt: t0}))
 	}
-	pub, err := broker.NewPublisher(c.BusConfig())
+	pub, err := store.NewPublisher(c.BusConfig())
 	if err != nil {
 		return nil, 0, 0, err
 	}
@@ -402,7 +401,7 @@ func readFrames(r io.Reader, fn func(event string, data []byte) bool) error {
 }
 
 // deleteTopology removes the service's durable queues and its exchanges (bench cleanup).
-func deleteTopology(c service.Config) error {
+func deleteTopology(c Config) error {
 	conn, err := bus.Dial(c.AMQPURL)
 	if err != nil {
 		return err

@@ -18,26 +18,17 @@ import (
 	"runtime/debug"
 	"time"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
 )
 
-func loadConfig() (service.Config, error) {
-	var c service.Config
-	err := config.Load(&c)
-	return c, err
-}
-
 func main() {
-	os.Exit(cli.Main(service.Name, config.Describe(service.Config{}),
+	os.Exit(cli.Main(Name, config.Describe(Config{}),
 		cli.Command{Name: "serve", Usage: "run the consumers, the progress relay, the webhook dispatcher and the HTTP API",
-			Run: func(ctx context.Context, _ []string) error { return serve(ctx) }},
+			Run: func(ctx context.Context, _ []string) error { return run(ctx) }},
 		cli.Command{Name: "migrate", Usage: "apply the database migrations", Run: func(ctx context.Context, _ []string) error { return migrate(ctx) }},
 		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
 		cli.Command{Name: "simulate", Usage: "publish a realistic event stream (--jobs, --tenants, --ticks, --duplicates, --reorder, ...)", Run: simulate},
@@ -50,46 +41,24 @@ func migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	slog.SetDefault(telemetry.ServiceLogger(service.Name, c.LogLevel))
-	return pgxdb.Migrate(ctx, c.DatabaseURL, service.Migrations()...)
+	slog.SetDefault(telemetry.ServiceLogger(Name, c.LogLevel))
+	return pgxdb.Migrate(ctx, c.DatabaseURL, Migrations()...)
 }
 
-func openPool(ctx context.Context, c service.Config) (*pgxpool.Pool, error) {
-	if c.MigrateOnStart {
-		if err := pgxdb.Migrate(ctx, c.DatabaseURL, service.Migrations()...); err != nil {
-			return nil, err
-		}
-	}
-	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
-	if err != nil {
-		return nil, err
-	}
-	if c.DBMaxConns > 0 {
-		cfg.MaxConns = c.DBMaxConns
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
-}
-
-func serve(ctx context.Context) error {
+// run serves until ctx ends: the consumers, the progress relay, the webhook dispatcher and
+// the HTTP API.
+func run(ctx context.Context) error {
 	c, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	log := telemetry.ServiceLogger(service.Name, c.LogLevel)
+	log := telemetry.ServiceLogger(Name, c.LogLevel)
 	slog.SetDefault(log)
 	if os.Getenv("GOGC") == "" {
 		// The heap is small and short-lived (event batches): trade a little memory for less GC.
 		debug.SetGCPercent(400)
 	}
-	tel, err := telemetry.Setup(ctx, service.Name, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, Name, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
 	if err != nil {
 		return err
 	}
@@ -107,7 +76,7 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	defer pool.Close()
-	svc, err := service.New(c, service.Deps{Pool: pool, Auth: authn, Logger: log, Telemetry: tel})
+	svc, err := NewService(c, Deps{Pool: pool, Auth: authn, Logger: log, Telemetry: tel})
 	if err != nil {
 		return err
 	}

@@ -7,8 +7,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // simulate publishes a generated stream to the configured exchanges.
@@ -48,7 +48,7 @@ func simulate(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pub, err := broker.NewPublisher(c.BusConfig())
+	pub, err := store.NewPublisher(c.BusConfig())
 	if err != nil {
 		return err
 	}

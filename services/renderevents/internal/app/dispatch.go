@@ -12,42 +12,6 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// DispatchTarget is an endpoint as the dispatcher needs it.
-type DispatchTarget struct {
-	Endpoint        domain.Endpoint
-	Deleted         bool
-	TenantSuspended bool
-}
-
-// AttemptRecord is the outcome of handling one claimed delivery.
-type AttemptRecord struct {
-	DeliveryID    uuid.UUID
-	EndpointID    uuid.UUID
-	Status        domain.DeliveryStatus
-	Attempted     bool // an HTTP attempt was made (counts in attempts)
-	ResponseCode  *int
-	LatencyMS     *int
-	LastError     *string
-	NextAttemptAt *time.Time
-	At            time.Time
-	// Succeeded resets the endpoint's failure count; Exhausted (retries used up) adds one,
-	// and at DisableAfter the endpoint is disabled and its pending deliveries given up.
-	Succeeded    bool
-	Exhausted    bool
-	DisableAfter int
-}
-
-// DispatchStore is what the dispatcher needs from the store.
-type DispatchStore interface {
-	// ClaimDue leases up to n due deliveries until leaseUntil (FOR UPDATE SKIP LOCKED, so
-	// several instances share the work).
-	ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error)
-	DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]DispatchTarget, error)
-	RecordAttempt(ctx context.Context, r AttemptRecord) error
-	// PurgeDeleted removes endpoints deleted before, with their deliveries.
-	PurgeDeleted(ctx context.Context, before time.Time) (int64, error)
-}
-
 // WebhookRequest is one signed POST of an event to an endpoint.
 type WebhookRequest struct {
 	URL       string
@@ -76,7 +40,7 @@ type DispatcherConfig struct {
 // Dispatcher delivers due webhook deliveries, durably: every state lives in the
 // deliveries table, so a restart or a second instance loses nothing.
 type Dispatcher struct {
-	store  DispatchStore
+	store  domain.DispatchStore
 	sender Sender
 	cfg    DispatcherConfig
 	log    *slog.Logger
@@ -85,7 +49,7 @@ type Dispatcher struct {
 }
 
 // NewDispatcher returns a dispatcher.
-func NewDispatcher(store DispatchStore, sender Sender, cfg DispatcherConfig, log *slog.Logger) *Dispatcher {
+func NewDispatcher(store domain.DispatchStore, sender Sender, cfg DispatcherConfig, log *slog.Logger) *Dispatcher {
 	if cfg.DisableAfter <= 0 {
 		cfg.DisableAfter = domain.DisableAfterFailures
 	}
@@ -180,10 +144,10 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	return len(claimed), nil
 }
 
-func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t DispatchTarget) AttemptRecord {
+func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.DispatchTarget) domain.AttemptRecord {
 	now := d.now().UTC()
-	rec := AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now, DisableAfter: d.cfg.DisableAfter}
-	giveUp := func(reason string) AttemptRecord {
+	rec := domain.AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now, DisableAfter: d.cfg.DisableAfter}
+	giveUp := func(reason string) domain.AttemptRecord {
 		rec.Status, rec.LastError = domain.DeliveryFailed, &reason
 		return rec
 	}

@@ -18,64 +18,9 @@ import (
 // Consumer is the inbox name under which this service records the events it applied.
 const Consumer = "renderevents"
 
-// JobRef names a job an ingest transaction will touch, with the tenant and time of its
-// first event in the batch (for a job not known yet).
-type JobRef struct {
-	JobID    uuid.UUID
-	TenantID uuid.UUID
-	Time     time.Time
-}
-
-// TimelineEntry is one life-cycle event in a job's timeline.
-type TimelineEntry struct {
-	JobID      uuid.UUID
-	EventID    uuid.UUID
-	EventType  string
-	EventTime  time.Time
-	ReceivedAt time.Time
-	Applied    bool
-	Data       []byte
-}
-
-// EndpointFilter is an enabled endpoint of a tenant that is not suspended.
-type EndpointFilter struct {
-	ID         uuid.UUID
-	TenantID   uuid.UUID
-	EventTypes []string
-}
-
-// IngestTx is what folding events needs from the store, inside one transaction.
-type IngestTx interface {
-	// LockJobs returns the jobs, locked for the transaction (in job_id order); a job not
-	// known yet comes back empty (domain.NewJob).
-	LockJobs(ctx context.Context, refs []JobRef) (map[uuid.UUID]*domain.Job, error)
-	SaveJobs(ctx context.Context, jobs []*domain.Job) error
-	AppendTimeline(ctx context.Context, entries []TimelineEntry) error
-	AddUsage(ctx context.Context, deltas domain.UsageDeltas) error
-	// ApplySnapshot and ApplyIdentity merge a snapshot or identity event into its read
-	// model; the merges are commutative, so order does not matter.
-	ApplySnapshot(ctx context.Context, ev domain.Event) error
-	ApplyIdentity(ctx context.Context, ev domain.Event) error
-	DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]EndpointFilter, error)
-	InsertDeliveries(ctx context.Context, ds []domain.Delivery) error
-	// NotifyJobsChanged tells every instance, when the transaction commits, that the
-	// state of these jobs changed (their SSE streams send a state or terminal frame).
-	NotifyJobsChanged(ctx context.Context, ids []uuid.UUID) error
-}
-
-// IngestStore runs ingest transactions with the inbox: the ids of the applied events are
-// recorded in the same transaction as their effect.
-type IngestStore interface {
-	// ApplyNew records the events of evs not recorded yet and runs fn with them, in one
-	// transaction.
-	ApplyNew(ctx context.Context, consumer string, evs []domain.Event, fn func(ctx context.Context, tx IngestTx, fresh []domain.Event) error) error
-	// ApplyOnce is ApplyNew for one event; applied is false when it was recorded already.
-	ApplyOnce(ctx context.Context, consumer string, ev domain.Event, fn func(ctx context.Context, tx IngestTx) error) (applied bool, err error)
-}
-
 // Ingest folds consumed events into the read models.
 type Ingest struct {
-	store IngestStore
+	store domain.IngestStore
 	// OnDeliveries is called after a commit that queued webhook deliveries (wakes the
 	// dispatcher); may be nil.
 	OnDeliveries func()
@@ -83,7 +28,7 @@ type Ingest struct {
 }
 
 // NewIngest returns the ingest use case.
-func NewIngest(store IngestStore) *Ingest {
+func NewIngest(store domain.IngestStore) *Ingest {
 	return &Ingest{store: store, now: time.Now}
 }
 
@@ -94,7 +39,7 @@ var ErrPoison = errors.New("event cannot be applied")
 // ApplyBatch applies the events not applied yet in one transaction, in the given order.
 func (in *Ingest) ApplyBatch(ctx context.Context, evs []domain.Event) error {
 	queued := 0
-	err := in.store.ApplyNew(ctx, Consumer, evs, func(ctx context.Context, tx IngestTx, fresh []domain.Event) error {
+	err := in.store.ApplyNew(ctx, Consumer, evs, func(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) error {
 		n, err := in.apply(ctx, tx, fresh)
 		queued = n
 		return err
@@ -109,7 +54,7 @@ func (in *Ingest) ApplyBatch(ctx context.Context, evs []domain.Event) error {
 // fails, so that one bad event is isolated).
 func (in *Ingest) ApplyOne(ctx context.Context, ev domain.Event) error {
 	queued := 0
-	_, err := in.store.ApplyOnce(ctx, Consumer, ev, func(ctx context.Context, tx IngestTx) error {
+	_, err := in.store.ApplyOnce(ctx, Consumer, ev, func(ctx context.Context, tx domain.IngestTx) error {
 		n, err := in.apply(ctx, tx, []domain.Event{ev})
 		queued = n
 		return err
@@ -121,14 +66,14 @@ func (in *Ingest) ApplyOne(ctx context.Context, ev domain.Event) error {
 }
 
 // apply folds fresh events and returns the number of webhook deliveries queued.
-func (in *Ingest) apply(ctx context.Context, tx IngestTx, fresh []domain.Event) (int, error) {
+func (in *Ingest) apply(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) (int, error) {
 	now := in.now().UTC()
-	var refs []JobRef
+	var refs []domain.JobRef
 	seen := map[uuid.UUID]bool{}
 	for _, ev := range fresh {
 		if id, ok := ev.JobID(); ok && ev.IsLifecycle() && !seen[id] {
 			seen[id] = true
-			refs = append(refs, JobRef{JobID: id, TenantID: ev.TenantID, Time: ev.Time})
+			refs = append(refs, domain.JobRef{JobID: id, TenantID: ev.TenantID, Time: ev.Time})
 		}
 	}
 	jobs := map[uuid.UUID]*domain.Job{}
@@ -140,7 +85,7 @@ func (in *Ingest) apply(ctx context.Context, tx IngestTx, fresh []domain.Event) 
 	}
 	deltas := domain.UsageDeltas{}
 	var (
-		timeline []TimelineEntry
+		timeline []domain.TimelineEntry
 		changed  []uuid.UUID
 		tenants  []uuid.UUID
 	)
@@ -153,7 +98,7 @@ func (in *Ingest) apply(ctx context.Context, tx IngestTx, fresh []domain.Event) 
 			if err != nil {
 				return 0, errors.Join(ErrPoison, err)
 			}
-			timeline = append(timeline, TimelineEntry{JobID: id, EventID: ev.ID, EventType: ev.Type,
+			timeline = append(timeline, domain.TimelineEntry{JobID: id, EventID: ev.ID, EventType: ev.Type,
 				EventTime: ev.Time, ReceivedAt: now, Applied: out.Applied, Data: ev.Data})
 			if out.Applied {
 				changed = append(changed, id)
@@ -209,7 +154,7 @@ func (in *Ingest) apply(ctx context.Context, tx IngestTx, fresh []domain.Event) 
 	return n, nil
 }
 
-func (in *Ingest) queueDeliveries(ctx context.Context, tx IngestTx, fresh []domain.Event, tenants []uuid.UUID, now time.Time) (int, error) {
+func (in *Ingest) queueDeliveries(ctx context.Context, tx domain.IngestTx, fresh []domain.Event, tenants []uuid.UUID, now time.Time) (int, error) {
 	if len(tenants) == 0 {
 		return 0, nil
 	}

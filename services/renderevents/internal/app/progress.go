@@ -105,19 +105,6 @@ func (h *Hub) AllChanged() {
 	h.JobsChanged(ids)
 }
 
-// Subscribers counts the subscriptions of a job.
-func (h *Hub) Subscribers(job uuid.UUID) int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs[job])
-}
-
-// ProgressStore persists the latest progress of jobs; a tick of a terminal job or older
-// than the stored one is ignored. It returns the ticks of jobs it does not know yet.
-type ProgressStore interface {
-	SaveProgress(ctx context.Context, ticks []domain.Progress) (unknown []domain.Progress, err error)
-}
-
 // unknownJobPatience is how long a tick of a job not known yet is kept: progress travels
 // on its own exchange and may overtake the job's first event.
 const unknownJobPatience = 30 * time.Second
@@ -126,7 +113,7 @@ const unknownJobPatience = 30 * time.Second
 // persists them every interval, so a job's progress is written at most 1/interval times a
 // second whatever the tick rate, and the latest tick is always written (also on shutdown).
 type ProgressWriter struct {
-	store    ProgressStore
+	store    domain.ProgressStore
 	interval time.Duration
 	log      *slog.Logger
 
@@ -137,7 +124,7 @@ type ProgressWriter struct {
 }
 
 // NewProgressWriter returns a writer flushing every interval.
-func NewProgressWriter(store ProgressStore, interval time.Duration, log *slog.Logger) *ProgressWriter {
+func NewProgressWriter(store domain.ProgressStore, interval time.Duration, log *slog.Logger) *ProgressWriter {
 	return &ProgressWriter{store: store, interval: interval, log: log, pending: map[uuid.UUID]domain.Progress{},
 		waiting: map[uuid.UUID]time.Time{}}
 }

@@ -10,47 +10,14 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// JobFilter selects render jobs.
-type JobFilter struct {
-	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
-	UserID         *uuid.UUID `json:"user_id,omitempty"`
-	State          *string    `json:"state,omitempty"`
-	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
-	From           *time.Time `json:"from,omitempty"`
-	To             *time.Time `json:"to,omitempty"`
-}
-
-// SnapshotFilter selects snapshots.
-type SnapshotFilter struct {
-	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
-	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
-	State          *string    `json:"state,omitempty"`
-}
-
-// ReadStore is what the read API needs from the store. Lists return up to Page.Limit+1
-// rows after Page.After.
-type ReadStore interface {
-	GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error)
-	ListJobs(ctx context.Context, f JobFilter, p Page) ([]*domain.Job, error)
-	Timeline(ctx context.Context, jobID uuid.UUID) ([]TimelineEntry, error)
-	GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error)
-	ListSnapshots(ctx context.Context, f SnapshotFilter, now time.Time, p Page) ([]domain.Snapshot, error)
-	GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error)
-	ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p Page) ([]domain.Tenant, error)
-	ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p Page) ([]domain.APIKey, error)
-	GetUser(ctx context.Context, id uuid.UUID) (domain.User, error)
-	ListUsage(ctx context.Context, period domain.Period, first, last time.Time, tenant *uuid.UUID) ([]domain.UsageRow, error)
-	ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p Page) ([]domain.RefundDue, error)
-}
-
 // Queries answers the read API.
 type Queries struct {
-	store ReadStore
+	store domain.ReadStore
 	now   func() time.Time
 }
 
 // NewQueries returns the read use cases.
-func NewQueries(store ReadStore) *Queries { return &Queries{store: store, now: time.Now} }
+func NewQueries(store domain.ReadStore) *Queries { return &Queries{store: store, now: time.Now} }
 
 // Now is the clock the read models are judged by (snapshot expiry, bans).
 func (q *Queries) Now() time.Time { return q.now().UTC() }
@@ -63,14 +30,14 @@ type ListParams struct {
 }
 
 // GetJob returns a job the caller may see.
-func (q *Queries) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
-	return visible(ctx, false, "render job", func() (*domain.Job, error) { return q.store.GetJob(ctx, id) },
+func (q *Queries) GetJob(ctx context.Context, actor domain.Actor, id uuid.UUID) (*domain.Job, error) {
+	return visible(actor, false, "render job", func() (*domain.Job, error) { return q.store.GetJob(ctx, id) },
 		func(j *domain.Job) uuid.UUID { return j.TenantID })
 }
 
 // ListJobs lists jobs newest first.
-func (q *Queries) ListJobs(ctx context.Context, lp ListParams, f JobFilter) ([]*domain.Job, *string, error) {
-	a, err := caller(ctx, lp.TenantID, false)
+func (q *Queries) ListJobs(ctx context.Context, actor domain.Actor, lp ListParams, f domain.JobFilter) ([]*domain.Job, *string, error) {
+	a, err := caller(actor, lp.TenantID, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -83,27 +50,27 @@ func (q *Queries) ListJobs(ctx context.Context, lp ListParams, f JobFilter) ([]*
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last *domain.Job) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last *domain.Job) domain.CursorKey { return domain.CursorKey{Time: &last.CreatedAt, ID: last.ID} })
 	return rows, next, nil
 }
 
 // Timeline returns the life-cycle events of a job the caller may see.
-func (q *Queries) Timeline(ctx context.Context, id uuid.UUID) ([]TimelineEntry, error) {
-	if _, err := q.GetJob(ctx, id); err != nil {
+func (q *Queries) Timeline(ctx context.Context, actor domain.Actor, id uuid.UUID) ([]domain.TimelineEntry, error) {
+	if _, err := q.GetJob(ctx, actor, id); err != nil {
 		return nil, err
 	}
 	return q.store.Timeline(ctx, id)
 }
 
 // GetSnapshot returns a snapshot the caller may see.
-func (q *Queries) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error) {
-	return visible(ctx, false, "snapshot", func() (domain.Snapshot, error) { return q.store.GetSnapshot(ctx, id) },
+func (q *Queries) GetSnapshot(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Snapshot, error) {
+	return visible(actor, false, "snapshot", func() (domain.Snapshot, error) { return q.store.GetSnapshot(ctx, id) },
 		func(s domain.Snapshot) uuid.UUID { return s.TenantID })
 }
 
 // ListSnapshots lists snapshots newest first.
-func (q *Queries) ListSnapshots(ctx context.Context, lp ListParams, f SnapshotFilter) ([]domain.Snapshot, *string, error) {
-	a, err := caller(ctx, lp.TenantID, false)
+func (q *Queries) ListSnapshots(ctx context.Context, actor domain.Actor, lp ListParams, f domain.SnapshotFilter) ([]domain.Snapshot, *string, error) {
+	a, err := caller(actor, lp.TenantID, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -116,13 +83,15 @@ func (q *Queries) ListSnapshots(ctx context.Context, lp ListParams, f SnapshotFi
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.Snapshot) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.Snapshot) domain.CursorKey {
+		return domain.CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	})
 	return rows, next, nil
 }
 
 // GetTenant returns a tenant the caller may see.
-func (q *Queries) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error) {
-	a, err := caller(ctx, nil, false)
+func (q *Queries) GetTenant(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Tenant, error) {
+	a, err := caller(actor, nil, false)
 	if err != nil {
 		return domain.Tenant{}, err
 	}
@@ -133,8 +102,8 @@ func (q *Queries) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, e
 }
 
 // ListTenants lists tenants by slug; a caller bound to a tenant sees only its own.
-func (q *Queries) ListTenants(ctx context.Context, lp ListParams, suspended *bool) ([]domain.Tenant, *string, error) {
-	a, err := caller(ctx, nil, false)
+func (q *Queries) ListTenants(ctx context.Context, actor domain.Actor, lp ListParams, suspended *bool) ([]domain.Tenant, *string, error) {
+	a, err := caller(actor, nil, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,13 +119,13 @@ func (q *Queries) ListTenants(ctx context.Context, lp ListParams, suspended *boo
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.Tenant) CursorKey { return CursorKey{Text: &last.Slug, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.Tenant) domain.CursorKey { return domain.CursorKey{Text: &last.Slug, ID: last.ID} })
 	return rows, next, nil
 }
 
 // ListAPIKeys lists the API keys of a tenant the caller may see, newest first.
-func (q *Queries) ListAPIKeys(ctx context.Context, tenant uuid.UUID, lp ListParams, revoked *bool) ([]domain.APIKey, *string, error) {
-	if _, err := q.GetTenant(ctx, tenant); err != nil {
+func (q *Queries) ListAPIKeys(ctx context.Context, actor domain.Actor, tenant uuid.UUID, lp ListParams, revoked *bool) ([]domain.APIKey, *string, error) {
+	if _, err := q.GetTenant(ctx, actor, tenant); err != nil {
 		return nil, nil, err
 	}
 	filters := struct {
@@ -171,13 +140,13 @@ func (q *Queries) ListAPIKeys(ctx context.Context, tenant uuid.UUID, lp ListPara
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.APIKey) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.APIKey) domain.CursorKey { return domain.CursorKey{Time: &last.CreatedAt, ID: last.ID} })
 	return rows, next, nil
 }
 
 // GetUser returns a user the caller may see.
-func (q *Queries) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) {
-	return visible(ctx, false, "user", func() (domain.User, error) { return q.store.GetUser(ctx, id) },
+func (q *Queries) GetUser(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.User, error) {
+	return visible(actor, false, "user", func() (domain.User, error) { return q.store.GetUser(ctx, id) },
 		func(u domain.User) uuid.UUID { return u.TenantID })
 }
 
@@ -191,8 +160,8 @@ const (
 
 // DailyUsage lists usage per tenant and UTC day in [from, to] (dates at 00:00 UTC);
 // defaults: the last 30 days up to today.
-func (q *Queries) DailyUsage(ctx context.Context, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
-	a, err := caller(ctx, tenant, false)
+func (q *Queries) DailyUsage(ctx context.Context, actor domain.Actor, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
+	a, err := caller(actor, tenant, false)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +185,8 @@ func (q *Queries) DailyUsage(ctx context.Context, tenant *uuid.UUID, from, to *t
 
 // MonthlyUsage lists usage per tenant and UTC month in [from, to] (first days of months);
 // defaults: the last 12 months up to the current one.
-func (q *Queries) MonthlyUsage(ctx context.Context, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
-	a, err := caller(ctx, tenant, false)
+func (q *Queries) MonthlyUsage(ctx context.Context, actor domain.Actor, tenant *uuid.UUID, from, to *time.Time) ([]domain.UsageRow, error) {
+	a, err := caller(actor, tenant, false)
 	if err != nil {
 		return nil, err
 	}
@@ -241,8 +210,8 @@ func (q *Queries) MonthlyUsage(ctx context.Context, tenant *uuid.UUID, from, to 
 }
 
 // ListRefunds lists refunds due (status due, settled or all), oldest first.
-func (q *Queries) ListRefunds(ctx context.Context, lp ListParams, status string) ([]domain.RefundDue, *string, error) {
-	a, err := caller(ctx, lp.TenantID, false)
+func (q *Queries) ListRefunds(ctx context.Context, actor domain.Actor, lp ListParams, status string) ([]domain.RefundDue, *string, error) {
+	a, err := caller(actor, lp.TenantID, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -261,7 +230,9 @@ func (q *Queries) ListRefunds(ctx context.Context, lp ListParams, status string)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.RefundDue) CursorKey { return CursorKey{Time: &last.DueSince, ID: last.JobID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.RefundDue) domain.CursorKey {
+		return domain.CursorKey{Time: &last.DueSince, ID: last.JobID}
+	})
 	return rows, next, nil
 }
 

@@ -10,25 +10,9 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// WebhookStore keeps endpoints and deliveries. Endpoint secrets pass through it in plain
-// form; it seals them at rest.
-type WebhookStore interface {
-	CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.Endpoint, error)
-	GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint, error)
-	ListEndpoints(ctx context.Context, tenant *uuid.UUID, p Page) ([]domain.Endpoint, error)
-	// UpdateEndpoint runs change on the locked endpoint and saves the result.
-	UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*domain.Endpoint) error) (domain.Endpoint, error)
-	RotateSecret(ctx context.Context, id uuid.UUID, secret string, previousExpiresAt, now time.Time) (domain.Endpoint, error)
-	// DeleteEndpoint deletes the endpoint and gives up its pending deliveries.
-	DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time) error
-	ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p Page) ([]domain.Delivery, error)
-	GetDelivery(ctx context.Context, id uuid.UUID) (domain.Delivery, error)
-	InsertReplay(ctx context.Context, original domain.Delivery, id uuid.UUID, now time.Time) (domain.Delivery, error)
-}
-
 // Webhooks manages tenants' webhook endpoints.
 type Webhooks struct {
-	store    WebhookStore
+	store    domain.WebhookStore
 	policy   domain.OutboundPolicy
 	resolver domain.Resolver
 	now      func() time.Time
@@ -38,7 +22,7 @@ type Webhooks struct {
 
 // NewWebhooks returns the webhook use cases; URLs are checked against policy, resolving
 // names with resolver.
-func NewWebhooks(store WebhookStore, policy domain.OutboundPolicy, resolver domain.Resolver) *Webhooks {
+func NewWebhooks(store domain.WebhookStore, policy domain.OutboundPolicy, resolver domain.Resolver) *Webhooks {
 	return &Webhooks{store: store, policy: policy, resolver: resolver, now: time.Now}
 }
 
@@ -52,13 +36,13 @@ type EndpointInput struct {
 
 // CreateEndpoint registers an endpoint for the caller's tenant (or tenant, for an admin or
 // a service token) and returns it with its secret, shown once.
-func (w *Webhooks) CreateEndpoint(ctx context.Context, tenant *uuid.UUID, in EndpointInput) (domain.Endpoint, error) {
-	a, err := caller(ctx, tenant, true)
+func (w *Webhooks) CreateEndpoint(ctx context.Context, actor domain.Actor, tenant *uuid.UUID, in EndpointInput) (domain.Endpoint, error) {
+	a, err := caller(actor, tenant, true)
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
-	if a.seesAll() && a.p.TenantID != uuid.Nil {
-		t := a.p.TenantID // an admin without tenant_id registers for its own tenant
+	if a.seesAll() && a.actor.TenantID != uuid.Nil {
+		t := a.actor.TenantID // an admin without tenant_id registers for its own tenant
 		a.tenant = &t
 	}
 	if a.seesAll() {
@@ -102,19 +86,19 @@ func (w *Webhooks) check(ctx context.Context, in EndpointInput) error {
 }
 
 // endpoint returns an endpoint the caller may see (write: may change).
-func (w *Webhooks) endpoint(ctx context.Context, id uuid.UUID, write bool) (domain.Endpoint, error) {
-	return visible(ctx, write, "webhook endpoint", func() (domain.Endpoint, error) { return w.store.GetEndpoint(ctx, id) },
+func (w *Webhooks) endpoint(ctx context.Context, actor domain.Actor, id uuid.UUID, write bool) (domain.Endpoint, error) {
+	return visible(actor, write, "webhook endpoint", func() (domain.Endpoint, error) { return w.store.GetEndpoint(ctx, id) },
 		func(ep domain.Endpoint) uuid.UUID { return ep.TenantID })
 }
 
 // GetEndpoint returns an endpoint (without its secret).
-func (w *Webhooks) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint, error) {
-	return w.endpoint(ctx, id, false)
+func (w *Webhooks) GetEndpoint(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Endpoint, error) {
+	return w.endpoint(ctx, actor, id, false)
 }
 
 // ListEndpoints lists endpoints newest first.
-func (w *Webhooks) ListEndpoints(ctx context.Context, lp ListParams) ([]domain.Endpoint, *string, error) {
-	a, err := caller(ctx, lp.TenantID, false)
+func (w *Webhooks) ListEndpoints(ctx context.Context, actor domain.Actor, lp ListParams) ([]domain.Endpoint, *string, error) {
+	a, err := caller(actor, lp.TenantID, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -129,14 +113,16 @@ func (w *Webhooks) ListEndpoints(ctx context.Context, lp ListParams) ([]domain.E
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.Endpoint) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.Endpoint) domain.CursorKey {
+		return domain.CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	})
 	return rows, next, nil
 }
 
 // UpdateEndpoint applies a partial update. Enabling an endpoint clears its failure count
 // and disabled_reason.
-func (w *Webhooks) UpdateEndpoint(ctx context.Context, id uuid.UUID, in EndpointInput) (domain.Endpoint, error) {
-	if _, err := w.endpoint(ctx, id, true); err != nil {
+func (w *Webhooks) UpdateEndpoint(ctx context.Context, actor domain.Actor, id uuid.UUID, in EndpointInput) (domain.Endpoint, error) {
+	if _, err := w.endpoint(ctx, actor, id, true); err != nil {
 		return domain.Endpoint{}, err
 	}
 	if err := w.check(ctx, in); err != nil {
@@ -168,16 +154,16 @@ func (w *Webhooks) UpdateEndpoint(ctx context.Context, id uuid.UUID, in Endpoint
 }
 
 // DeleteEndpoint deletes an endpoint; its pending deliveries are given up.
-func (w *Webhooks) DeleteEndpoint(ctx context.Context, id uuid.UUID) error {
-	if _, err := w.endpoint(ctx, id, true); err != nil {
+func (w *Webhooks) DeleteEndpoint(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
+	if _, err := w.endpoint(ctx, actor, id, true); err != nil {
 		return err
 	}
 	return w.store.DeleteEndpoint(ctx, id, w.now().UTC())
 }
 
 // RotateSecret makes a new secret; the previous one keeps signing for the overlap.
-func (w *Webhooks) RotateSecret(ctx context.Context, id uuid.UUID) (string, time.Time, error) {
-	if _, err := w.endpoint(ctx, id, true); err != nil {
+func (w *Webhooks) RotateSecret(ctx context.Context, actor domain.Actor, id uuid.UUID) (string, time.Time, error) {
+	if _, err := w.endpoint(ctx, actor, id, true); err != nil {
 		return "", time.Time{}, err
 	}
 	secret, err := domain.NewSecret()
@@ -193,8 +179,8 @@ func (w *Webhooks) RotateSecret(ctx context.Context, id uuid.UUID) (string, time
 }
 
 // ListDeliveries lists an endpoint's deliveries newest first.
-func (w *Webhooks) ListDeliveries(ctx context.Context, endpoint uuid.UUID, lp ListParams, status *string) ([]domain.Delivery, *string, error) {
-	if _, err := w.endpoint(ctx, endpoint, false); err != nil {
+func (w *Webhooks) ListDeliveries(ctx context.Context, actor domain.Actor, endpoint uuid.UUID, lp ListParams, status *string) ([]domain.Delivery, *string, error) {
+	if _, err := w.endpoint(ctx, actor, endpoint, false); err != nil {
 		return nil, nil, err
 	}
 	filters := struct {
@@ -209,14 +195,16 @@ func (w *Webhooks) ListDeliveries(ctx context.Context, endpoint uuid.UUID, lp Li
 	if err != nil {
 		return nil, nil, err
 	}
-	rows, next := pageResult(rows, p, fp, func(last domain.Delivery) CursorKey { return CursorKey{Time: &last.CreatedAt, ID: last.ID} })
+	rows, next := pageResult(rows, p, fp, func(last domain.Delivery) domain.CursorKey {
+		return domain.CursorKey{Time: &last.CreatedAt, ID: last.ID}
+	})
 	return rows, next, nil
 }
 
 // Replay queues a new delivery of a delivery's event to its endpoint (409 when the
 // endpoint is disabled).
-func (w *Webhooks) Replay(ctx context.Context, deliveryID uuid.UUID) (domain.Delivery, error) {
-	a, err := caller(ctx, nil, true)
+func (w *Webhooks) Replay(ctx context.Context, actor domain.Actor, deliveryID uuid.UUID) (domain.Delivery, error) {
+	a, err := caller(actor, nil, true)
 	if err != nil {
 		return domain.Delivery{}, err
 	}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -135,4 +136,37 @@ type RefundDue struct {
 	SettledAt          *time.Time
 	SettledByPaymentID *uuid.UUID
 	RefundAmountMinor  *int64
+}
+
+// JobFilter selects render jobs.
+type JobFilter struct {
+	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
+	UserID         *uuid.UUID `json:"user_id,omitempty"`
+	State          *string    `json:"state,omitempty"`
+	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
+	From           *time.Time `json:"from,omitempty"`
+	To             *time.Time `json:"to,omitempty"`
+}
+
+// SnapshotFilter selects snapshots.
+type SnapshotFilter struct {
+	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
+	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
+	State          *string    `json:"state,omitempty"`
+}
+
+// ReadStore is what the read API needs from the store. Lists return up to Page.Limit+1
+// rows after Page.After.
+type ReadStore interface {
+	GetJob(ctx context.Context, id uuid.UUID) (*Job, error)
+	ListJobs(ctx context.Context, f JobFilter, p Page) ([]*Job, error)
+	Timeline(ctx context.Context, jobID uuid.UUID) ([]TimelineEntry, error)
+	GetSnapshot(ctx context.Context, id uuid.UUID) (Snapshot, error)
+	ListSnapshots(ctx context.Context, f SnapshotFilter, now time.Time, p Page) ([]Snapshot, error)
+	GetTenant(ctx context.Context, id uuid.UUID) (Tenant, error)
+	ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p Page) ([]Tenant, error)
+	ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p Page) ([]APIKey, error)
+	GetUser(ctx context.Context, id uuid.UUID) (User, error)
+	ListUsage(ctx context.Context, period Period, first, last time.Time, tenant *uuid.UUID) ([]UsageRow, error)
+	ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p Page) ([]RefundDue, error)
 }

@@ -4,8 +4,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/videotpl/platform/gen/events"
 )
 
 // Period is a usage period kind.
@@ -90,7 +88,7 @@ func (d UsageDeltas) add(tenant uuid.UUID, t time.Time, u Usage) {
 func (d UsageDeltas) CountTerminal(ev Event, job *Job) {
 	var u Usage
 	switch p := ev.Payload.(type) {
-	case events.RenderJobCompletedV1Payload:
+	case JobCompleted:
 		u.JobsCompleted = 1
 		if p.RenderComputeSeconds != nil {
 			u.RenderComputeSeconds = int64(*p.RenderComputeSeconds)
@@ -111,9 +109,9 @@ func (d UsageDeltas) CountTerminal(ev Event, job *Job) {
 			paid = *job.PaidPriceMinor
 		}
 		u.PaidMinorByPriceType = map[string]int64{priceType: paid}
-	case events.RenderJobFailedV1Payload:
+	case JobFailed:
 		u.JobsFailed = 1
-	case events.RenderJobCancelledV1Payload:
+	case JobCancelled:
 		u.JobsCancelled = 1
 	default:
 		return
@@ -125,14 +123,14 @@ func (d UsageDeltas) CountTerminal(ev Event, job *Job) {
 func (d UsageDeltas) CountPayment(ev Event) {
 	var u Usage
 	switch p := ev.Payload.(type) {
-	case events.IdentityPaymentSucceededV1Payload:
+	case PaymentSucceeded:
 		u.PaymentsSucceeded, u.PaymentsSucceededMinor = 1, p.AmountMinor
-	case events.IdentityPaymentFailedV1Payload:
+	case PaymentFailed:
 		u.PaymentsFailed = 1
 		if p.AmountMinor != nil {
 			u.PaymentsFailedMinor = *p.AmountMinor
 		}
-	case events.IdentityPaymentRefundedV1Payload:
+	case PaymentRefunded:
 		u.PaymentsRefunded, u.PaymentsRefundedMinor = 1, p.RefundAmountMinor
 	default:
 		return

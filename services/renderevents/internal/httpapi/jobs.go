@@ -6,7 +6,6 @@ import (
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -43,15 +42,19 @@ func jobToAPI(j *domain.Job) api.RenderJob {
 	return out
 }
 
-// ListRenderJobs implements api.StrictServerInterface.
+// ListRenderJobs implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListRenderJobs(ctx context.Context, req rendereventsserver.ListRenderJobsRequestObject) (rendereventsserver.ListRenderJobsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	f := app.JobFilter{UserID: p.UserId, SavedProjectID: p.SavedProjectId, From: p.From, To: p.To}
+	f := domain.JobFilter{UserID: p.UserId, SavedProjectID: p.SavedProjectId, From: p.From, To: p.To}
 	if p.State != nil {
 		s := string(*p.State)
 		f.State = &s
 	}
-	jobs, next, err := h.queries.ListJobs(ctx, listParams(p.TenantId, p.Cursor, p.Limit), f)
+	jobs, next, err := h.queries.ListJobs(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), f)
 	if err != nil {
 		return nil, err
 	}
@@ -62,18 +65,26 @@ func (h *Handler) ListRenderJobs(ctx context.Context, req rendereventsserver.Lis
 	return out, nil
 }
 
-// GetRenderJob implements api.StrictServerInterface.
+// GetRenderJob implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetRenderJob(ctx context.Context, req rendereventsserver.GetRenderJobRequestObject) (rendereventsserver.GetRenderJobResponseObject, error) {
-	j, err := h.queries.GetJob(ctx, req.JobId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	j, err := h.queries.GetJob(ctx, actor, req.JobId)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.GetRenderJob200JSONResponse(jobToAPI(j)), nil
 }
 
-// GetRenderJobTimeline implements api.StrictServerInterface.
+// GetRenderJobTimeline implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetRenderJobTimeline(ctx context.Context, req rendereventsserver.GetRenderJobTimelineRequestObject) (rendereventsserver.GetRenderJobTimelineResponseObject, error) {
-	entries, err := h.queries.Timeline(ctx, req.JobId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := h.queries.Timeline(ctx, actor, req.JobId)
 	if err != nil {
 		return nil, err
 	}

@@ -26,17 +26,21 @@ type progressFrame struct {
 	EventTime    string  `json:"event_time"`
 }
 
-// StreamRenderJobProgress implements api.StrictServerInterface: a server-sent event stream
+// StreamRenderJobProgress implements rendereventsserver.StrictServerInterface: a server-sent event stream
 // of the job. Frame ids are the event_time of what the frame tells, in microseconds since
 // the Unix epoch, so every instance numbers a job's frames alike and a client may
 // reconnect to any of them with Last-Event-ID.
 func (h *Handler) StreamRenderJobProgress(ctx context.Context, req rendereventsserver.StreamRenderJobProgressRequestObject) (rendereventsserver.StreamRenderJobProgressResponseObject, error) {
-	if _, err := h.queries.GetJob(ctx, req.JobId); err != nil {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := h.queries.GetJob(ctx, actor, req.JobId); err != nil {
 		return nil, err // 404 (or 401/403) before the stream starts
 	}
 	sub := h.hub.Subscribe(req.JobId)
 	// Read again after subscribing, so that a change in between is not missed.
-	job, err := h.queries.GetJob(ctx, req.JobId)
+	job, err := h.queries.GetJob(ctx, actor, req.JobId)
 	if err != nil {
 		sub.Close()
 		return nil, err
@@ -45,15 +49,16 @@ func (h *Handler) StreamRenderJobProgress(ctx context.Context, req rendereventss
 	if req.Params.LastEventID != nil {
 		last, _ = strconv.ParseInt(strings.TrimSpace(*req.Params.LastEventID), 10, 64) // a malformed id counts as none
 	}
-	return &progressStream{ctx: ctx, h: h, sub: sub, job: job, last: last}, nil
+	return &progressStream{ctx: ctx, actor: actor, h: h, sub: sub, job: job, last: last}, nil
 }
 
 type progressStream struct {
-	ctx  context.Context
-	h    *Handler
-	sub  *app.Subscription
-	job  *domain.Job
-	last int64 // id of the last frame sent (or the client's Last-Event-ID)
+	ctx   context.Context
+	actor domain.Actor
+	h     *Handler
+	sub   *app.Subscription
+	job   *domain.Job
+	last  int64 // id of the last frame sent (or the client's Last-Event-ID)
 }
 
 // VisitStreamRenderJobProgressResponse writes the stream until the job ends or the client
@@ -112,7 +117,7 @@ func (s *progressStream) VisitStreamRenderJobProgressResponse(w http.ResponseWri
 				return nil
 			}
 		case <-s.sub.Changed():
-			job, err := s.h.queries.GetJob(s.ctx, s.job.ID)
+			job, err := s.h.queries.GetJob(s.ctx, s.actor, s.job.ID)
 			if err != nil {
 				return nil
 			}

@@ -5,6 +5,7 @@
 package httpapi
 
 import (
+	"context"
 	"sync"
 	"time"
 
@@ -12,13 +13,16 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
 // BaseURL is the path prefix of the API (the spec's server URL).
 const BaseURL = "/v1"
 
-// Handler implements api.StrictServerInterface.
+// Handler implements rendereventsserver.StrictServerInterface.
 type Handler struct {
 	queries   *app.Queries
 	webhooks  *app.Webhooks
@@ -31,11 +35,8 @@ type Handler struct {
 
 var _ rendereventsserver.StrictServerInterface = (*Handler)(nil)
 
-// New returns the handler; keepAlive is the idle interval of SSE comments (15s when 0).
+// New returns the handler; keepAlive is the idle interval of SSE comments.
 func New(queries *app.Queries, webhooks *app.Webhooks, hub *app.Hub, keepAlive time.Duration) *Handler {
-	if keepAlive <= 0 {
-		keepAlive = 15 * time.Second
-	}
 	return &Handler{queries: queries, webhooks: webhooks, hub: hub, keepAlive: keepAlive, ending: make(chan struct{})}
 }
 
@@ -46,6 +47,16 @@ func (h *Handler) EndStreams() { h.endOnce.Do(func() { close(h.ending) }) }
 // Register mounts the handler on e under BaseURL.
 func Register(e *echo.Echo, h *Handler) {
 	rendereventsserver.RegisterHandlersWithBaseURL(e, rendereventsserver.NewStrictHandler(h, nil), BaseURL)
+}
+
+// actorOf resolves the authenticated caller of the request as the application sees it.
+func actorOf(ctx context.Context) (domain.Actor, error) {
+	p, ok := auth.FromContext(ctx)
+	if !ok {
+		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
+	}
+	return domain.Actor{TenantID: p.TenantID, Service: p.Kind == auth.Service,
+		Admin: p.Kind != auth.Service && p.HasRole(auth.AdminRole), Scopes: p.Scopes}, nil
 }
 
 func listParams(tenant *uuid.UUID, cursor *string, limit *int) app.ListParams {

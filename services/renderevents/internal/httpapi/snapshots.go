@@ -6,7 +6,6 @@ import (
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -22,15 +21,19 @@ func snapshotToAPI(s domain.Snapshot, now time.Time) api.Snapshot {
 	return out
 }
 
-// ListSnapshots implements api.StrictServerInterface.
+// ListSnapshots implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListSnapshots(ctx context.Context, req rendereventsserver.ListSnapshotsRequestObject) (rendereventsserver.ListSnapshotsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	f := app.SnapshotFilter{SavedProjectID: p.SavedProjectId}
+	f := domain.SnapshotFilter{SavedProjectID: p.SavedProjectId}
 	if p.State != nil {
 		s := string(*p.State)
 		f.State = &s
 	}
-	rows, next, err := h.queries.ListSnapshots(ctx, listParams(p.TenantId, p.Cursor, p.Limit), f)
+	rows, next, err := h.queries.ListSnapshots(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), f)
 	if err != nil {
 		return nil, err
 	}
@@ -42,9 +45,13 @@ func (h *Handler) ListSnapshots(ctx context.Context, req rendereventsserver.List
 	return out, nil
 }
 
-// GetSnapshot implements api.StrictServerInterface.
+// GetSnapshot implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetSnapshot(ctx context.Context, req rendereventsserver.GetSnapshotRequestObject) (rendereventsserver.GetSnapshotResponseObject, error) {
-	s, err := h.queries.GetSnapshot(ctx, req.SnapshotId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.queries.GetSnapshot(ctx, actor, req.SnapshotId)
 	if err != nil {
 		return nil, err
 	}

@@ -14,10 +14,14 @@ func tenantToAPI(t domain.Tenant) api.Tenant {
 		UpdatedAt: t.UpdatedAt}
 }
 
-// ListTenants implements api.StrictServerInterface.
+// ListTenants implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListTenants(ctx context.Context, req rendereventsserver.ListTenantsRequestObject) (rendereventsserver.ListTenantsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.queries.ListTenants(ctx, listParams(nil, p.Cursor, p.Limit), p.Suspended)
+	rows, next, err := h.queries.ListTenants(ctx, actor, listParams(nil, p.Cursor, p.Limit), p.Suspended)
 	if err != nil {
 		return nil, err
 	}
@@ -28,19 +32,27 @@ func (h *Handler) ListTenants(ctx context.Context, req rendereventsserver.ListTe
 	return out, nil
 }
 
-// GetTenant implements api.StrictServerInterface.
+// GetTenant implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetTenant(ctx context.Context, req rendereventsserver.GetTenantRequestObject) (rendereventsserver.GetTenantResponseObject, error) {
-	t, err := h.queries.GetTenant(ctx, req.TenantId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := h.queries.GetTenant(ctx, actor, req.TenantId)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.GetTenant200JSONResponse(tenantToAPI(t)), nil
 }
 
-// ListTenantApiKeys implements api.StrictServerInterface.
+// ListTenantApiKeys implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListTenantApiKeys(ctx context.Context, req rendereventsserver.ListTenantApiKeysRequestObject) (rendereventsserver.ListTenantApiKeysResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.queries.ListAPIKeys(ctx, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
+	rows, next, err := h.queries.ListAPIKeys(ctx, actor, req.TenantId, listParams(nil, p.Cursor, p.Limit), p.Revoked)
 	if err != nil {
 		return nil, err
 	}
@@ -56,9 +68,13 @@ func (h *Handler) ListTenantApiKeys(ctx context.Context, req rendereventsserver.
 	return out, nil
 }
 
-// GetUser implements api.StrictServerInterface.
+// GetUser implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetUser(ctx context.Context, req rendereventsserver.GetUserRequestObject) (rendereventsserver.GetUserResponseObject, error) {
-	u, err := h.queries.GetUser(ctx, req.UserId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	u, err := h.queries.GetUser(ctx, actor, req.UserId)
 	if err != nil {
 		return nil, err
 	}

@@ -42,9 +42,13 @@ func dateOf(d *openapi_types.Date) *time.Time {
 	return &t
 }
 
-// GetDailyUsage implements api.StrictServerInterface.
+// GetDailyUsage implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetDailyUsage(ctx context.Context, req rendereventsserver.GetDailyUsageRequestObject) (rendereventsserver.GetDailyUsageResponseObject, error) {
-	rows, err := h.queries.DailyUsage(ctx, req.Params.TenantId, dateOf(req.Params.From), dateOf(req.Params.To))
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := h.queries.DailyUsage(ctx, actor, req.Params.TenantId, dateOf(req.Params.From), dateOf(req.Params.To))
 	if err != nil {
 		return nil, err
 	}
@@ -62,8 +66,12 @@ func monthOf(field string, s *string) (*time.Time, error) {
 	return &t, nil
 }
 
-// GetMonthlyUsage implements api.StrictServerInterface.
+// GetMonthlyUsage implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetMonthlyUsage(ctx context.Context, req rendereventsserver.GetMonthlyUsageRequestObject) (rendereventsserver.GetMonthlyUsageResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	from, err := monthOf("query.from", req.Params.From)
 	if err != nil {
 		return nil, err
@@ -72,21 +80,25 @@ func (h *Handler) GetMonthlyUsage(ctx context.Context, req rendereventsserver.Ge
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.queries.MonthlyUsage(ctx, req.Params.TenantId, from, to)
+	rows, err := h.queries.MonthlyUsage(ctx, actor, req.Params.TenantId, from, to)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.GetMonthlyUsage200JSONResponse(usageToAPI(rows)), nil
 }
 
-// ListRefundsDue implements api.StrictServerInterface.
+// ListRefundsDue implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListRefundsDue(ctx context.Context, req rendereventsserver.ListRefundsDueRequestObject) (rendereventsserver.ListRefundsDueResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	status := ""
 	if p.Status != nil {
 		status = string(*p.Status)
 	}
-	rows, next, err := h.queries.ListRefunds(ctx, listParams(p.TenantId, p.Cursor, p.Limit), status)
+	rows, next, err := h.queries.ListRefunds(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit), status)
 	if err != nil {
 		return nil, err
 	}

@@ -23,14 +23,18 @@ func deliveryToAPI(d domain.Delivery) api.WebhookDelivery {
 		CreatedAt: d.CreatedAt}
 }
 
-// CreateWebhookEndpoint implements api.StrictServerInterface.
+// CreateWebhookEndpoint implements rendereventsserver.StrictServerInterface.
 func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req rendereventsserver.CreateWebhookEndpointRequestObject) (rendereventsserver.CreateWebhookEndpointResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		types := b.EventTypes
 		in = app.EndpointInput{URL: &b.Url, EventTypes: &types, Description: b.Description}
 	}
-	ep, err := h.webhooks.CreateEndpoint(ctx, req.Params.TenantId, in)
+	ep, err := h.webhooks.CreateEndpoint(ctx, actor, req.Params.TenantId, in)
 	if err != nil {
 		return nil, err
 	}
@@ -41,10 +45,14 @@ func (h *Handler) CreateWebhookEndpoint(ctx context.Context, req rendereventsser
 		Secret: ep.Secret}, nil
 }
 
-// ListWebhookEndpoints implements api.StrictServerInterface.
+// ListWebhookEndpoints implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListWebhookEndpoints(ctx context.Context, req rendereventsserver.ListWebhookEndpointsRequestObject) (rendereventsserver.ListWebhookEndpointsResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
-	rows, next, err := h.webhooks.ListEndpoints(ctx, listParams(p.TenantId, p.Cursor, p.Limit))
+	rows, next, err := h.webhooks.ListEndpoints(ctx, actor, listParams(p.TenantId, p.Cursor, p.Limit))
 	if err != nil {
 		return nil, err
 	}
@@ -55,54 +63,74 @@ func (h *Handler) ListWebhookEndpoints(ctx context.Context, req rendereventsserv
 	return out, nil
 }
 
-// GetWebhookEndpoint implements api.StrictServerInterface.
+// GetWebhookEndpoint implements rendereventsserver.StrictServerInterface.
 func (h *Handler) GetWebhookEndpoint(ctx context.Context, req rendereventsserver.GetWebhookEndpointRequestObject) (rendereventsserver.GetWebhookEndpointResponseObject, error) {
-	ep, err := h.webhooks.GetEndpoint(ctx, req.EndpointId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ep, err := h.webhooks.GetEndpoint(ctx, actor, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.GetWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
 }
 
-// UpdateWebhookEndpoint implements api.StrictServerInterface.
+// UpdateWebhookEndpoint implements rendereventsserver.StrictServerInterface.
 func (h *Handler) UpdateWebhookEndpoint(ctx context.Context, req rendereventsserver.UpdateWebhookEndpointRequestObject) (rendereventsserver.UpdateWebhookEndpointResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	in := app.EndpointInput{}
 	if b := req.Body; b != nil {
 		in = app.EndpointInput{URL: b.Url, EventTypes: b.EventTypes, Description: b.Description, Enabled: b.Enabled}
 	}
-	ep, err := h.webhooks.UpdateEndpoint(ctx, req.EndpointId, in)
+	ep, err := h.webhooks.UpdateEndpoint(ctx, actor, req.EndpointId, in)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.UpdateWebhookEndpoint200JSONResponse(endpointToAPI(ep)), nil
 }
 
-// DeleteWebhookEndpoint implements api.StrictServerInterface.
+// DeleteWebhookEndpoint implements rendereventsserver.StrictServerInterface.
 func (h *Handler) DeleteWebhookEndpoint(ctx context.Context, req rendereventsserver.DeleteWebhookEndpointRequestObject) (rendereventsserver.DeleteWebhookEndpointResponseObject, error) {
-	if err := h.webhooks.DeleteEndpoint(ctx, req.EndpointId); err != nil {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.webhooks.DeleteEndpoint(ctx, actor, req.EndpointId); err != nil {
 		return nil, err
 	}
 	return rendereventsserver.DeleteWebhookEndpoint204Response{}, nil
 }
 
-// RotateWebhookEndpointSecret implements api.StrictServerInterface.
+// RotateWebhookEndpointSecret implements rendereventsserver.StrictServerInterface.
 func (h *Handler) RotateWebhookEndpointSecret(ctx context.Context, req rendereventsserver.RotateWebhookEndpointSecretRequestObject) (rendereventsserver.RotateWebhookEndpointSecretResponseObject, error) {
-	secret, exp, err := h.webhooks.RotateSecret(ctx, req.EndpointId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	secret, exp, err := h.webhooks.RotateSecret(ctx, actor, req.EndpointId)
 	if err != nil {
 		return nil, err
 	}
 	return rendereventsserver.RotateWebhookEndpointSecret200JSONResponse{Secret: secret, PreviousSecretExpiresAt: exp}, nil
 }
 
-// ListWebhookDeliveries implements api.StrictServerInterface.
+// ListWebhookDeliveries implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ListWebhookDeliveries(ctx context.Context, req rendereventsserver.ListWebhookDeliveriesRequestObject) (rendereventsserver.ListWebhookDeliveriesResponseObject, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
 	p := req.Params
 	var status *string
 	if p.Status != nil {
 		s := string(*p.Status)
 		status = &s
 	}
-	rows, next, err := h.webhooks.ListDeliveries(ctx, req.EndpointId, listParams(nil, p.Cursor, p.Limit), status)
+	rows, next, err := h.webhooks.ListDeliveries(ctx, actor, req.EndpointId, listParams(nil, p.Cursor, p.Limit), status)
 	if err != nil {
 		return nil, err
 	}
@@ -113,9 +141,13 @@ func (h *Handler) ListWebhookDeliveries(ctx context.Context, req rendereventsser
 	return out, nil
 }
 
-// ReplayWebhookDelivery implements api.StrictServerInterface.
+// ReplayWebhookDelivery implements rendereventsserver.StrictServerInterface.
 func (h *Handler) ReplayWebhookDelivery(ctx context.Context, req rendereventsserver.ReplayWebhookDeliveryRequestObject) (rendereventsserver.ReplayWebhookDeliveryResponseObject, error) {
-	d, err := h.webhooks.Replay(ctx, req.DeliveryId)
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return nil, err
+	}
+	d, err := h.webhooks.Replay(ctx, actor, req.DeliveryId)
 	if err != nil {
 		return nil, err
 	}

@@ -18,7 +18,6 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -47,7 +46,7 @@ func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 // ApplyNew implements app.IngestStore: one transaction records the batch's new event ids
 // in the inbox (bus.HandleBatchOnce) and applies them.
 func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Event,
-	fn func(ctx context.Context, tx app.IngestTx, fresh []domain.Event) error) error {
+	fn func(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) error) error {
 	ids := make([]uuid.UUID, 0, len(evs))
 	for _, ev := range evs {
 		ids = append(ids, ev.ID)
@@ -74,7 +73,7 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 
 // ApplyOnce implements app.IngestStore with bus.HandleOnce.
 func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
-	fn func(ctx context.Context, tx app.IngestTx) error) (bool, error) {
+	fn func(ctx context.Context, tx domain.IngestTx) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, ev.ID, func(ctx context.Context, tx pgx.Tx) error {
 		return fn(ctx, &ingestTx{q: s.q.WithTx(tx), tx: tx})
 	})
@@ -85,7 +84,7 @@ type ingestTx struct {
 	tx pgx.Tx
 }
 
-func (t *ingestTx) LockJobs(ctx context.Context, refs []app.JobRef) (map[uuid.UUID]*domain.Job, error) {
+func (t *ingestTx) LockJobs(ctx context.Context, refs []domain.JobRef) (map[uuid.UUID]*domain.Job, error) {
 	p := db.EnsureJobsParams{}
 	for _, r := range refs {
 		p.JobIds = append(p.JobIds, r.JobID)
@@ -128,7 +127,7 @@ func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
 	return nil
 }
 
-func (t *ingestTx) AppendTimeline(ctx context.Context, entries []app.TimelineEntry) error {
+func (t *ingestTx) AppendTimeline(ctx context.Context, entries []domain.TimelineEntry) error {
 	params := make([]db.InsertTimelineParams, 0, len(entries))
 	for _, e := range entries {
 		params = append(params, db.InsertTimelineParams{JobID: e.JobID, EventID: e.EventID, EventType: e.EventType,
@@ -252,23 +251,23 @@ func (t *ingestTx) ApplyIdentity(ctx context.Context, ev domain.Event) error {
 	case events.IdentityApiKeyRevokedV1Payload:
 		return t.q.UpsertAPIKeyRevoked(ctx, db.UpsertAPIKeyRevokedParams{ApiKeyID: p.APIKeyID, TenantID: p.TenantID,
 			EventTime: at, RevokedByUserID: &p.RevokedByUserID, Reason: &p.Reason})
-	case events.IdentityPaymentRefundedV1Payload:
+	case domain.PaymentRefunded:
 		return t.q.InsertPaymentRefund(ctx, db.InsertPaymentRefundParams{EventID: ev.ID, TenantID: ev.TenantID,
 			PaymentID: p.PaymentID, CorrelationID: ev.CorrelationID, RefundAmountMinor: p.RefundAmountMinor, RefundedAt: ev.Time})
-	case events.IdentityPaymentSucceededV1Payload, events.IdentityPaymentFailedV1Payload:
+	case domain.PaymentSucceeded, domain.PaymentFailed:
 		return nil // metered only (usage)
 	}
 	return fmt.Errorf("not an identity event: %s", ev.Type)
 }
 
-func (t *ingestTx) DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]app.EndpointFilter, error) {
+func (t *ingestTx) DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]domain.EndpointFilter, error) {
 	rows, err := t.q.ListDeliverableEndpoints(ctx, tenants)
 	if err != nil {
 		return nil, fmt.Errorf("endpoints: %w", err)
 	}
-	out := make([]app.EndpointFilter, 0, len(rows))
+	out := make([]domain.EndpointFilter, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, app.EndpointFilter{ID: r.ID, TenantID: r.TenantID, EventTypes: r.EventTypes})
+		out = append(out, domain.EndpointFilter{ID: r.ID, TenantID: r.TenantID, EventTypes: r.EventTypes})
 	}
 	return out, nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // BenchmarkApplyBatches applies a realistic stream in batches of 256, as the consumer does,

@@ -10,9 +10,10 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 	"github.com/videotpl/platform/services/renderevents/migrations"
 )
 
@@ -33,7 +34,7 @@ func parseB(t testing.TB, msgs []sim.Message) []domain.Event {
 		if m.Exchange != sim.Events {
 			continue
 		}
-		ev, err := domain.ParseEvent(m.Body)
+		ev, err := busapi.ParseEvent(m.Body)
 		if err != nil {
 			t.Fatalf("parse %s: %v", m.EventType, err)
 		}

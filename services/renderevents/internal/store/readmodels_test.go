@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/events"
-	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 )
@@ -29,16 +29,15 @@ func ev(t *testing.T, tenant uuid.UUID, at time.Time, correlation *uuid.UUID, p 
 	}
 	env.EventTime, env.CorrelationID = at, correlation
 	body, _ := json.Marshal(env)
-	e, err := domain.ParseEvent(body)
+	e, err := busapi.ParseEvent(body)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
 
-func adminCtx() context.Context {
-	return auth.WithPrincipal(context.Background(), auth.Principal{Kind: auth.User, UserID: uuid.New(), TenantID: uuid.New(), Roles: []string{auth.AdminRole}})
-}
+// admin is a caller who sees every tenant.
+func admin() domain.Actor { return domain.Actor{TenantID: uuid.New(), Admin: true} }
 
 func queuedJob(t *testing.T, tenant, job uuid.UUID, payment *uuid.UUID, price events.PriceType) domain.Event {
 	return ev(t, tenant, t0, payment, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
@@ -59,7 +58,7 @@ func TestAJobCountsOnceInUsageWhateverIsRedeliveredOrComesSecond(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	rows, err := app.NewQueries(st).DailyUsage(adminCtx(), &tenant, ptr(t0), ptr(t0))
+	rows, err := app.NewQueries(st).DailyUsage(context.Background(), admin(), &tenant, ptr(t0), ptr(t0))
 	if err != nil || len(rows) != 1 {
 		t.Fatalf("usage %v %v", rows, err)
 	}
@@ -102,11 +101,11 @@ func TestRefundsDueAreSettledByTheMatchingRefundInAnyOrder(t *testing.T) {
 		}
 	}
 	q := app.NewQueries(st)
-	due, _, err := q.ListRefunds(adminCtx(), app.ListParams{}, "due")
+	due, _, err := q.ListRefunds(context.Background(), admin(), app.ListParams{}, "due")
 	if err != nil || len(due) != 1 || due[0].JobID != other {
 		t.Fatalf("due = %+v (%v), want only the other-tenant-refunded job", due, err)
 	}
-	settled, _, err := q.ListRefunds(adminCtx(), app.ListParams{}, "settled")
+	settled, _, err := q.ListRefunds(context.Background(), admin(), app.ListParams{}, "settled")
 	if err != nil || len(settled) != 3 {
 		t.Fatalf("settled = %+v (%v), want 3", settled, err)
 	}

@@ -12,11 +12,10 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	db "github.com/videotpl/platform/gen/db/renderevents"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-func after(p app.Page) (*time.Time, *string, *uuid.UUID) {
+func after(p domain.Page) (*time.Time, *string, *uuid.UUID) {
 	if p.After == nil {
 		return nil, nil, nil
 	}
@@ -24,7 +23,7 @@ func after(p app.Page) (*time.Time, *string, *uuid.UUID) {
 	return p.After.Time, p.After.Text, &id
 }
 
-func maxRows(p app.Page) int32 { return int32(p.Limit + 1) }
+func maxRows(p domain.Page) int32 { return int32(p.Limit + 1) }
 
 // GetJob implements app.ReadStore.
 func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
@@ -36,7 +35,7 @@ func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
 }
 
 // ListJobs implements app.ReadStore.
-func (s *Store) ListJobs(ctx context.Context, f app.JobFilter, p app.Page) ([]*domain.Job, error) {
+func (s *Store) ListJobs(ctx context.Context, f domain.JobFilter, p domain.Page) ([]*domain.Job, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListJobs(ctx, db.ListJobsParams{TenantID: f.TenantID, UserID: f.UserID, State: f.State,
 		SavedProjectID: f.SavedProjectID, FromTime: f.From, ToTime: f.To, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
@@ -51,14 +50,14 @@ func (s *Store) ListJobs(ctx context.Context, f app.JobFilter, p app.Page) ([]*d
 }
 
 // Timeline implements app.ReadStore.
-func (s *Store) Timeline(ctx context.Context, jobID uuid.UUID) ([]app.TimelineEntry, error) {
+func (s *Store) Timeline(ctx context.Context, jobID uuid.UUID) ([]domain.TimelineEntry, error) {
 	rows, err := s.q.ListTimeline(ctx, jobID)
 	if err != nil {
 		return nil, fmt.Errorf("timeline: %w", err)
 	}
-	out := make([]app.TimelineEntry, len(rows))
+	out := make([]domain.TimelineEntry, len(rows))
 	for i, r := range rows {
-		out[i] = app.TimelineEntry{JobID: r.JobID, EventID: r.EventID, EventType: r.EventType, EventTime: r.EventTime.UTC(),
+		out[i] = domain.TimelineEntry{JobID: r.JobID, EventID: r.EventID, EventType: r.EventType, EventTime: r.EventTime.UTC(),
 			ReceivedAt: r.ReceivedAt.UTC(), Applied: r.Applied, Data: r.Data}
 	}
 	return out, nil
@@ -82,7 +81,7 @@ func (s *Store) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot,
 }
 
 // ListSnapshots implements app.ReadStore.
-func (s *Store) ListSnapshots(ctx context.Context, f app.SnapshotFilter, now time.Time, p app.Page) ([]domain.Snapshot, error) {
+func (s *Store) ListSnapshots(ctx context.Context, f domain.SnapshotFilter, now time.Time, p domain.Page) ([]domain.Snapshot, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListSnapshots(ctx, db.ListSnapshotsParams{TenantID: f.TenantID, SavedProjectID: f.SavedProjectID,
 		State: f.State, Now: now, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
@@ -115,7 +114,7 @@ func (s *Store) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, err
 }
 
 // ListTenants implements app.ReadStore.
-func (s *Store) ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p app.Page) ([]domain.Tenant, error) {
+func (s *Store) ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p domain.Page) ([]domain.Tenant, error) {
 	_, slug, id := after(p)
 	rows, err := s.q.ListTenants(ctx, db.ListTenantsParams{TenantID: tenant, Suspended: suspended, AfterSlug: slug,
 		AfterID: id, MaxRows: maxRows(p)})
@@ -130,7 +129,7 @@ func (s *Store) ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *b
 }
 
 // ListAPIKeys implements app.ReadStore.
-func (s *Store) ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p app.Page) ([]domain.APIKey, error) {
+func (s *Store) ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p domain.Page) ([]domain.APIKey, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListAPIKeys(ctx, db.ListAPIKeysParams{TenantID: tenant, Revoked: revoked, AfterTime: at, AfterID: id,
 		MaxRows: maxRows(p)})
@@ -203,7 +202,7 @@ func (s *Store) ListUsage(ctx context.Context, period domain.Period, first, last
 }
 
 // ListRefunds implements app.ReadStore.
-func (s *Store) ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p app.Page) ([]domain.RefundDue, error) {
+func (s *Store) ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p domain.Page) ([]domain.RefundDue, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListRefundsDue(ctx, db.ListRefundsDueParams{TenantID: tenant, Status: status, AfterTime: at, AfterID: id,
 		MaxRows: maxRows(p)})

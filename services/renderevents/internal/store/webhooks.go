@@ -10,7 +10,6 @@ import (
 
 	db "github.com/videotpl/platform/gen/db/renderevents"
 	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -65,7 +64,7 @@ func (s *Store) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint,
 }
 
 // ListEndpoints implements app.WebhookStore.
-func (s *Store) ListEndpoints(ctx context.Context, tenant *uuid.UUID, p app.Page) ([]domain.Endpoint, error) {
+func (s *Store) ListEndpoints(ctx context.Context, tenant *uuid.UUID, p domain.Page) ([]domain.Endpoint, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListEndpoints(ctx, db.ListEndpointsParams{TenantID: tenant, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
 	if err != nil {
@@ -141,7 +140,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time)
 }
 
 // ListDeliveries implements app.WebhookStore.
-func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p app.Page) ([]domain.Delivery, error) {
+func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p domain.Page) ([]domain.Delivery, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListDeliveries(ctx, db.ListDeliveriesParams{EndpointID: endpoint, Status: status, AfterTime: at,
 		AfterID: id, MaxRows: maxRows(p)})
@@ -189,12 +188,12 @@ func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) 
 }
 
 // DispatchTargets implements app.DispatchStore.
-func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]app.DispatchTarget, error) {
+func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]domain.DispatchTarget, error) {
 	rows, err := s.q.GetEndpointsForDispatch(ctx, endpoints)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch targets: %w", err)
 	}
-	out := make(map[uuid.UUID]app.DispatchTarget, len(rows))
+	out := make(map[uuid.UUID]domain.DispatchTarget, len(rows))
 	for _, r := range rows {
 		ep, err := s.endpointFromRow(db.WebhookEndpoint{ID: r.ID, TenantID: r.TenantID, Url: r.Url, EventTypes: r.EventTypes,
 			Description: r.Description, Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret,
@@ -203,7 +202,7 @@ func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map
 		if err != nil {
 			return nil, err
 		}
-		out[r.ID] = app.DispatchTarget{Endpoint: ep, Deleted: r.DeletedAt != nil, TenantSuspended: r.TenantSuspended}
+		out[r.ID] = domain.DispatchTarget{Endpoint: ep, Deleted: r.DeletedAt != nil, TenantSuspended: r.TenantSuspended}
 	}
 	return out, nil
 }
@@ -211,7 +210,7 @@ func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map
 // RecordAttempt implements app.DispatchStore: the delivery's outcome and the endpoint's
 // failure count in one transaction; at the threshold the endpoint is disabled and its
 // pending deliveries are given up.
-func (s *Store) RecordAttempt(ctx context.Context, r app.AttemptRecord) error {
+func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error {
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
 		var attempted int32

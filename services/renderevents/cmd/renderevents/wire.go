@@ -1,8 +1,4 @@
-// Package service assembles the render-events service: the events consumer, the progress
-// relay, the coalescing progress writer, the job notification listener, the webhook
-// dispatcher and the HTTP API, run together in one process until its context ends.
-// cmd/renderevents and the component tests build it the same way.
-package service
+package main
 
 import (
 	"context"
@@ -10,9 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"strings"
 	"sync"
-	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/labstack/echo/v4"
@@ -21,74 +15,40 @@ import (
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
-	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
 	"github.com/videotpl/platform/services/renderevents/internal/outbound"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
-	"github.com/videotpl/platform/services/renderevents/migrations"
 )
 
-// Name is the service's name in logs, metrics, queues and the inbox.
-const Name = "renderevents"
-
-// Config is the service's configuration, from the environment only.
-type Config struct {
-	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8083" desc:"address the HTTP server listens on"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/renderevents?sslmode=disable" desc:"PostgreSQL connection URL of the renderevents database" secret:"true"`
-	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
-
-	bus.EnvConfig
-	bus.ProgressEnvConfig
-	bus.BatchEnvConfig
-
-	ProgressFlushInterval time.Duration `env:"PROGRESS_FLUSH_INTERVAL" envDefault:"250ms" desc:"how often the latest progress of each job is persisted (at most once per interval per job)"`
-	SSEKeepAlive          time.Duration `env:"SSE_KEEPALIVE" envDefault:"15s" desc:"idle interval of keep-alive comments on progress streams"`
-
-	WebhookRetrySchedule string        `env:"WEBHOOK_RETRY_SCHEDULE" envDefault:"5s,5m,30m,2h,5h,10h,10h" desc:"pause before each webhook retry (jittered +-50%); attempts = entries + 1"`
-	WebhookDisableAfter  int           `env:"WEBHOOK_DISABLE_AFTER" envDefault:"10" desc:"deliveries in a row failing after all retries that disable an endpoint"`
-	WebhookPollInterval  time.Duration `env:"WEBHOOK_POLL_INTERVAL" envDefault:"1s" desc:"how often an idle dispatcher looks for due deliveries"`
-	WebhookWorkers       int           `env:"WEBHOOK_WORKERS" envDefault:"8" desc:"concurrent webhook attempts per instance"`
-	WebhookSecretKey     string        `env:"WEBHOOK_SECRET_KEY" desc:"base64 32-byte key sealing webhook secrets at rest (AES-256-GCM); unset: stored unsealed (development)" secret:"true"`
-}
-
-// Migrations are the migration sets of the database: the bus's outbox and inbox, then the
-// service's own.
-func Migrations() []pgxdb.Migrations {
-	return []pgxdb.Migrations{bus.Migrations(), {Name: Name, FS: migrations.FS}}
-}
-
-// BusConfig is the pkg/bus configuration of c.
-func (c Config) BusConfig() bus.Config {
-	bc := c.EnvConfig.BusConfig(Name)
-	bc.ProgressExchange = c.ProgressExchange
-	bc.Prefetch = c.ConsumerPrefetch
-	return bc
-}
-
-// RetrySchedule parses WEBHOOK_RETRY_SCHEDULE.
-func (c Config) RetrySchedule() ([]time.Duration, error) {
-	var out []time.Duration
-	for _, s := range strings.Split(c.WebhookRetrySchedule, ",") {
-		if s = strings.TrimSpace(s); s == "" {
-			continue
+// openPool opens the database pool (migrating first when MIGRATE_ON_START is set).
+func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
+	if c.MigrateOnStart {
+		if err := pgxdb.Migrate(ctx, c.DatabaseURL, Migrations()...); err != nil {
+			return nil, err
 		}
-		d, err := time.ParseDuration(s)
-		if err != nil || d < 0 {
-			return nil, fmt.Errorf("WEBHOOK_RETRY_SCHEDULE: %q is not a duration", s)
-		}
-		out = append(out, d)
 	}
-	if len(out) == 0 {
-		return nil, errors.New("WEBHOOK_RETRY_SCHEDULE is empty")
+	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	if c.DBMaxConns > 0 {
+		cfg.MaxConns = c.DBMaxConns
+	}
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
 }
 
 // Deps are what the service is built on.
@@ -109,16 +69,17 @@ type Service struct {
 	Hub        *app.Hub
 	Writer     *app.ProgressWriter
 	Dispatcher *app.Dispatcher
-	Consumer   *broker.EventsConsumer
-	Progress   *broker.ProgressConsumer
+	Consumer   *busapi.EventsConsumer
+	Progress   *busapi.ProgressConsumer
 
 	handler *httpapi.Handler
 	closers []func() error
 	ready   chan struct{}
 }
 
-// New builds the service; Run starts it.
-func New(cfg Config, d Deps) (*Service, error) {
+// NewService builds the service once from its configuration: the store, the use
+// cases, the bus consumers and the HTTP server; Run starts it.
+func NewService(cfg Config, d Deps) (*Service, error) {
 	log := d.Logger
 	box, err := domain.NewSecretBox(cfg.WebhookSecretKey)
 	if err != nil {
@@ -169,11 +130,11 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("dead-letter publisher: %w", err)
 	}
 	s.closers = append(s.closers, dlq.Close)
-	s.Consumer, err = broker.NewEventsConsumer(bcfg, cfg.BatchConfig(), s.Ingest, s.Store.Ping, dlq, metrics, log)
+	s.Consumer, err = busapi.NewEventsConsumer(bcfg, cfg.BatchConfig(), s.Ingest, s.Store.Ping, dlq, metrics, log)
 	if err != nil {
 		return nil, fmt.Errorf("events consumer: %w", err)
 	}
-	s.Progress, err = broker.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
+	s.Progress, err = busapi.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
 	}, log)

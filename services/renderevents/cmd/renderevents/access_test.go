@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth/authtest"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {

@@ -1,7 +1,8 @@
-package broker
+package busapi
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -38,9 +39,11 @@ func NewProgressConsumer(cfg bus.Config, deadLetters message.Publisher, metrics 
 			if err != nil {
 				return bus.Permanent(err)
 			}
-			p, _ := domain.ProgressOf(domain.Event{ID: env.EventID, Type: env.EventType, Time: env.EventTime.UTC(),
-				TenantID: env.TenantID, Data: env.Data, Payload: payload})
-			sink(p)
+			p, ok := payload.(events.RenderJobProgressV1Payload)
+			if !ok {
+				return bus.Permanent(fmt.Errorf("not a progress tick: %s", env.EventType))
+			}
+			sink(progressOf(env.TenantID, env.EventTime.UTC(), p))
 			return nil
 		},
 	})

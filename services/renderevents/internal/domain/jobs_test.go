@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -35,7 +36,7 @@ func event(t *testing.T, p events.Payload, at time.Time) domain.Event {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev, err := domain.ParseEvent(body)
+	ev, err := busapi.ParseEvent(body)
 	if err != nil {
 		t.Fatalf("parse: %v", err)
 	}

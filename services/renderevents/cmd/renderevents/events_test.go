@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -15,8 +15,8 @@ import (
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/bus/bustest"
-	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // seedStream carries each of the 20 events of seed 001: two tenants (one suspended), users
@@ -192,7 +192,7 @@ func usersOf(t *testing.T, st sim.Stream) []uuid.UUID {
 		if m.EventType != events.IdentityUserRegisteredV1 {
 			continue
 		}
-		ev, err := domain.ParseEvent(m.Body)
+		ev, err := busapi.ParseEvent(m.Body)
 		if err != nil {
 			t.Fatal(err)
 		}

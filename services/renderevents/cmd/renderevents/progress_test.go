@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"bufio"
@@ -15,7 +15,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth/authtest"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // message wraps a payload in an envelope of tenant at the given time, ready to publish.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/videotpl/platform/gen/events"
-	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/busapi"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 func TestAStreamCarriesEveryEventOfSeed001AndValidates(t *testing.T) {
@@ -18,7 +18,7 @@ func TestAStreamCarriesEveryEventOfSeed001AndValidates(t *testing.T) {
 	}
 	seen := map[string]bool{}
 	for _, m := range st.Messages {
-		if _, err := domain.ParseEvent(m.Body); err != nil {
+		if _, err := busapi.ParseEvent(m.Body); err != nil {
 			t.Fatalf("%s does not validate: %v", m.EventType, err)
 		}
 		seen[m.EventType] = true

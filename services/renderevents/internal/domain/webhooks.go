@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/hmac"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 )
 
@@ -182,7 +182,7 @@ func ValidateEventTypes(field string, types []string) error {
 // MatchesEventType reports whether an endpoint with filter types receives eventType.
 // Progress ticks are never delivered.
 func MatchesEventType(types []string, eventType string) bool {
-	if eventType == events.RenderJobProgressV1 {
+	if eventType == ProgressEventType {
 		return false
 	}
 	for _, t := range types {
@@ -279,4 +279,56 @@ func (b SecretBox) Open(stored []byte) (string, error) {
 		return "", fmt.Errorf("open webhook secret: %w", err)
 	}
 	return string(plain), nil
+}
+
+// WebhookStore keeps endpoints and deliveries. Endpoint secrets pass through it in plain
+// form; it seals them at rest.
+type WebhookStore interface {
+	CreateEndpoint(ctx context.Context, ep Endpoint) (Endpoint, error)
+	GetEndpoint(ctx context.Context, id uuid.UUID) (Endpoint, error)
+	ListEndpoints(ctx context.Context, tenant *uuid.UUID, p Page) ([]Endpoint, error)
+	// UpdateEndpoint runs change on the locked endpoint and saves the result.
+	UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*Endpoint) error) (Endpoint, error)
+	RotateSecret(ctx context.Context, id uuid.UUID, secret string, previousExpiresAt, now time.Time) (Endpoint, error)
+	// DeleteEndpoint deletes the endpoint and gives up its pending deliveries.
+	DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time) error
+	ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p Page) ([]Delivery, error)
+	GetDelivery(ctx context.Context, id uuid.UUID) (Delivery, error)
+	InsertReplay(ctx context.Context, original Delivery, id uuid.UUID, now time.Time) (Delivery, error)
+}
+
+// DispatchTarget is an endpoint as the dispatcher needs it.
+type DispatchTarget struct {
+	Endpoint        Endpoint
+	Deleted         bool
+	TenantSuspended bool
+}
+
+// AttemptRecord is the outcome of handling one claimed delivery.
+type AttemptRecord struct {
+	DeliveryID    uuid.UUID
+	EndpointID    uuid.UUID
+	Status        DeliveryStatus
+	Attempted     bool // an HTTP attempt was made (counts in attempts)
+	ResponseCode  *int
+	LatencyMS     *int
+	LastError     *string
+	NextAttemptAt *time.Time
+	At            time.Time
+	// Succeeded resets the endpoint's failure count; Exhausted (retries used up) adds one,
+	// and at DisableAfter the endpoint is disabled and its pending deliveries given up.
+	Succeeded    bool
+	Exhausted    bool
+	DisableAfter int
+}
+
+// DispatchStore is what the dispatcher needs from the store.
+type DispatchStore interface {
+	// ClaimDue leases up to n due deliveries until leaseUntil (FOR UPDATE SKIP LOCKED, so
+	// several instances share the work).
+	ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]Delivery, error)
+	DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]DispatchTarget, error)
+	RecordAttempt(ctx context.Context, r AttemptRecord) error
+	// PurgeDeleted removes endpoints deleted before, with their deliveries.
+	PurgeDeleted(ctx context.Context, before time.Time) (int64, error)
 }

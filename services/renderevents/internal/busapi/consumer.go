@@ -1,7 +1,7 @@
-// Package broker connects the service to RabbitMQ: its part of the batching consumer of the
-// service's durable events queue (decoding into domain events and applying them), the
-// consumer of this instance's progress queue, and the publisher of simulated streams.
-package broker
+// Package busapi is the service's inbound bus port: its part of the batching consumer of the
+// durable events queue and the consumer of this instance's progress queue, which decode
+// events into domain values and hand them to internal/app.
+package busapi
 
 import (
 	"context"
@@ -45,7 +45,7 @@ type eventsApplier struct {
 
 // Decode parses and validates an event against the AsyncAPI document.
 func (a eventsApplier) Decode(body []byte) (domain.Event, bool, error) {
-	ev, err := domain.ParseEvent(body)
+	ev, err := ParseEvent(body)
 	if err != nil {
 		return domain.Event{}, false, err
 	}

@@ -1,4 +1,4 @@
-package broker
+package store
 
 import (
 	"context"
@@ -9,13 +9,13 @@ import (
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/pkg/bus"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // watermillUUIDHeader is where watermill-amqp (pkg/bus) reads a message's UUID.
 const watermillUUIDHeader = "_watermill_message_uuid"
 
-// Publisher publishes simulated streams as the render orchestrator and the identity
+// Publisher publishes simulated streams (internal/store/sim) as the render orchestrator and the identity
 // service would: events on the durable topic exchange (routing key = event name,
 // persistent), progress on the auto-delete fanout exchange (transient), in the wire format
 // of pkg/bus. It publishes with confirms, many in flight at once.

@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -23,31 +23,30 @@ import (
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/broker"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // harness is one running service on its own database and its own exchanges and queues.
 type harness struct {
 	t      *testing.T
 	auth   *authtest.Issuer // signs the callers' tokens
-	cfg    service.Config
-	svc    *service.Service
+	cfg    Config
+	svc    *Service
 	pool   *pgxpool.Pool
 	url    string
-	pub    *broker.Publisher
+	pub    *store.Publisher
 	client *api.ClientWithResponses
 	stop   func() error // stops the service (SIGTERM) and returns what Run returned
 	// Service tokens: one with renderevents:read, one with scopes of another service only.
 	readerToken, blindToken string
 }
 
-type option func(*service.Config)
+type option func(*Config)
 
 func start(t *testing.T, opts ...option) *harness {
 	t.Helper()
-	var cfg service.Config
+	var cfg Config
 	if err := config.Load(&cfg); err != nil {
 		t.Fatal(err)
 	}
@@ -67,13 +66,13 @@ func start(t *testing.T, opts ...option) *harness {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	pool, _ := pgtest.NewDB(t, service.Migrations()...)
+	pool, _ := pgtest.NewDB(t, Migrations()...)
 	authn, err := auth.FromConfig(cfg.Common)
 	if err != nil {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := service.New(cfg, service.Deps{Pool: pool, Auth: authn, Logger: log})
+	svc, err := NewService(cfg, Deps{Pool: pool, Auth: authn, Logger: log})
 	if err != nil {
 		t.Fatalf("build the service: %v", err)
 	}
@@ -114,7 +113,7 @@ func start(t *testing.T, opts ...option) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := broker.NewPublisher(cfg.BusConfig())
+	pub, err := store.NewPublisher(cfg.BusConfig())
 	if err != nil {
 		t.Fatal(err)
 	}

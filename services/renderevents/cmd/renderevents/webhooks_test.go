@@ -1,4 +1,4 @@
-package service_test
+package main
 
 import (
 	"context"
@@ -17,8 +17,7 @@ import (
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/service"
-	"github.com/videotpl/platform/services/renderevents/internal/sim"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
 // receiver is a tenant's webhook endpoint on loopback that verifies Standard Webhooks
@@ -79,7 +78,7 @@ func (r *receiver) requests() []received {
 	return append([]received(nil), r.got...)
 }
 
-func shortRetries(c *service.Config) { c.WebhookRetrySchedule = "20ms,20ms,20ms" }
+func shortRetries(c *Config) { c.WebhookRetrySchedule = "20ms,20ms,20ms" }
 
 func (h *harness) createEndpoint(t *testing.T, tok, url string, types ...string) *api.WebhookEndpointWithSecret {
 	t.Helper()
@@ -213,7 +212,7 @@ func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
 }
 
 func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
-	h := start(t, func(c *service.Config) { c.WebhookRetrySchedule = "10ms"; c.WebhookDisableAfter = 2 })
+	h := start(t, func(c *Config) { c.WebhookRetrySchedule = "10ms"; c.WebhookDisableAfter = 2 })
 	rcv := newReceiver(t, 500)
 	tenant := uuid.New()
 	tok := h.token(tenant)

@@ -1,13 +1,12 @@
 package domain
 
 import (
+	"context"
 	"errors"
 	"slices"
 	"time"
 
 	"github.com/google/uuid"
-
-	"github.com/videotpl/platform/gen/events"
 )
 
 // JobState is the life-cycle state of a render job. It only moves forward:
@@ -23,6 +22,23 @@ const (
 	StateFailed    JobState = "failed"
 	StateCancelled JobState = "cancelled"
 )
+
+// The steps a job is known to be at: Queued when queued, Done when completed.
+const (
+	StepQueued = "Queued"
+	StepDone   = "Done"
+)
+
+// IsStep reports whether s is a value of the step enumeration of the event catalogue
+// (cancelled_at_step is free text).
+func IsStep(s string) bool {
+	switch s {
+	case "Queued", "Preparing", "TemplateCache", "JsxGen", "Music", "Rendering", "Validating", "Repairing",
+		"Optimisation", "Video", "Mixing", "Final", "Uploading", "Done", "Failed", "Cancelled":
+		return true
+	}
+	return false
+}
 
 // Rank orders the states: 0 none, 1 queued, 2 started, 3 terminal.
 func (s JobState) Rank() int {
@@ -151,21 +167,21 @@ func (j *Job) Apply(ev Event) (Outcome, error) {
 	}
 	var out Outcome
 	switch p := ev.Payload.(type) {
-	case events.RenderJobQueuedV1Payload:
+	case JobQueued:
 		out.Applied = j.advance(StateQueued)
 		j.applyQueued(ev, p)
-	case events.RenderJobStartedV1Payload:
+	case JobStarted:
 		out.Applied = j.advance(StateStarted)
 		j.applyStarted(ev, p)
-	case events.RenderJobCompletedV1Payload:
+	case JobCompleted:
 		if out.Applied = j.advance(StateCompleted); out.Applied {
 			j.applyCompleted(ev, p)
 		}
-	case events.RenderJobFailedV1Payload:
+	case JobFailed:
 		if out.Applied = j.advance(StateFailed); out.Applied {
 			j.applyFailed(ev, p)
 		}
-	case events.RenderJobCancelledV1Payload:
+	case JobCancelled:
 		if out.Applied = j.advance(StateCancelled); out.Applied {
 			j.applyCancelled(ev, p)
 		}
@@ -196,24 +212,24 @@ func (j *Job) fillEnvelope(ev Event) {
 	fill(&j.PaymentID, ev.CorrelationID)
 }
 
-func (j *Job) applyQueued(ev Event, p events.RenderJobQueuedV1Payload) {
+func (j *Job) applyQueued(ev Event, p JobQueued) {
 	override(&j.UserID, ev.UserID)
 	override(&j.PaymentID, ev.CorrelationID)
 	t := ev.Time
 	j.QueuedAt = &t
 	j.SavedProjectID = ptr(p.SavedProjectID)
 	override(&j.OriginalProjectID, p.OriginalProjectID)
-	j.PriorityQueue = ptr(string(p.PriorityQueue))
+	j.PriorityQueue = ptr(p.PriorityQueue)
 	override(&j.PriorityScore, p.PriorityScore)
-	j.PriceType = ptr(string(p.PriceType))
+	j.PriceType = ptr(p.PriceType)
 	override(&j.PaidPriceMinor, p.PaidPriceMinor)
 	j.Region = ptr(p.Region)
 	override(&j.Resolution, p.Resolution)
 	override(&j.DurationSec, p.DurationSec)
-	fill(&j.Step, ptr(string(events.StepQueued)))
+	fill(&j.Step, ptr(StepQueued))
 }
 
-func (j *Job) applyStarted(ev Event, p events.RenderJobStartedV1Payload) {
+func (j *Job) applyStarted(ev Event, p JobStarted) {
 	j.fillEnvelope(ev)
 	if t := p.StartedAt.UTC(); j.StartedAt == nil || t.Before(*j.StartedAt) {
 		j.StartedAt = &t
@@ -223,7 +239,7 @@ func (j *Job) applyStarted(ev Event, p events.RenderJobStartedV1Payload) {
 	j.setNodes(p.NodeIDs, nodesStarted)
 }
 
-func (j *Job) applyCompleted(ev Event, p events.RenderJobCompletedV1Payload) {
+func (j *Job) applyCompleted(ev Event, p JobCompleted) {
 	j.fillEnvelope(ev)
 	fill(&j.SavedProjectID, p.SavedProjectID)
 	fill(&j.OriginalProjectID, p.OriginalProjectID)
@@ -232,7 +248,7 @@ func (j *Job) applyCompleted(ev Event, p events.RenderJobCompletedV1Payload) {
 	fill(&j.PriceType, p.PriceType)
 	fill(&j.PaidPriceMinor, p.PaidPriceMinor)
 	j.setNodes(p.NodeIDsUsed, nodesTerminal)
-	j.Step = ptr(string(events.StepDone))
+	j.Step = ptr(StepDone)
 	j.Progress = 100
 	j.Output = &JobOutput{
 		ExportID: p.ExportID, OutputURL: p.OutputURL, DurationSec: p.DurationSec, SizeBytes: p.SizeBytes,
@@ -240,27 +256,27 @@ func (j *Job) applyCompleted(ev Event, p events.RenderJobCompletedV1Payload) {
 	}
 }
 
-func (j *Job) applyFailed(ev Event, p events.RenderJobFailedV1Payload) {
+func (j *Job) applyFailed(ev Event, p JobFailed) {
 	j.fillEnvelope(ev)
 	fill(&j.SavedProjectID, p.SavedProjectID)
 	fill(&j.PriceType, p.PriceType)
 	fill(&j.PaidPriceMinor, p.PaidPriceMinor)
 	j.setNodes(p.NodeIDsAttempted, nodesTerminal)
-	j.Step = ptr(string(p.FailedAtStep))
+	j.Step = ptr(p.FailedAtStep)
 	j.RefundRequired = ptr(p.RefundRequired)
-	j.Error = &JobError{FailedAtStep: string(p.FailedAtStep), ErrorMessage: p.ErrorMessage, ErrorCode: p.ErrorCode, RetryCount: p.RetryCount}
+	j.Error = &JobError{FailedAtStep: p.FailedAtStep, ErrorMessage: p.ErrorMessage, ErrorCode: p.ErrorCode, RetryCount: p.RetryCount}
 }
 
-func (j *Job) applyCancelled(ev Event, p events.RenderJobCancelledV1Payload) {
+func (j *Job) applyCancelled(ev Event, p JobCancelled) {
 	j.fillEnvelope(ev)
 	j.CancelledByUserID = ptr(p.CancelledByUserID)
 	j.RefundRequired = ptr(p.RefundRequired)
-	if p.CancelledAtStep != nil && events.Step(*p.CancelledAtStep).Valid() {
+	if p.CancelledAtStep != nil && IsStep(*p.CancelledAtStep) {
 		j.CancelledAtStep = ptr(*p.CancelledAtStep)
 		j.Step = ptr(*p.CancelledAtStep)
 	}
 	if p.ProgressWhenCancelled != nil {
-		j.Progress = clampProgress(*p.ProgressWhenCancelled)
+		j.Progress = ClampProgress(*p.ProgressWhenCancelled)
 	}
 }
 
@@ -285,19 +301,6 @@ type Progress struct {
 	EventTime    time.Time
 }
 
-// ProgressOf reads a progress tick from its event.
-func ProgressOf(ev Event) (Progress, bool) {
-	p, ok := ev.Payload.(events.RenderJobProgressV1Payload)
-	if !ok {
-		return Progress{}, false
-	}
-	return Progress{
-		JobID: p.RenderJobID, TenantID: ev.TenantID, Step: string(p.Step), Progress: clampProgress(p.Progress),
-		CurrentFrame: p.CurrentFrame, TotalFrames: p.TotalFrames, EtaSeconds: p.EtaSeconds, Message: p.Message,
-		EventTime: ev.Time,
-	}, true
-}
-
 // Newer reports whether p is a later tick than q (ties by progress).
 func (p Progress) Newer(q Progress) bool {
 	if !p.EventTime.Equal(q.EventTime) {
@@ -306,7 +309,8 @@ func (p Progress) Newer(q Progress) bool {
 	return p.Progress >= q.Progress
 }
 
-func clampProgress(n int) int { return max(0, min(100, n)) }
+// ClampProgress bounds a progress figure to 0..100.
+func ClampProgress(n int) int { return max(0, min(100, n)) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -324,4 +328,10 @@ func override[T any](dst **T, src *T) {
 		v := *src
 		*dst = &v
 	}
+}
+
+// ProgressStore persists the latest progress of jobs; a tick of a terminal job or older
+// than the stored one is ignored. It returns the ticks of jobs it does not know yet.
+type ProgressStore interface {
+	SaveProgress(ctx context.Context, ticks []Progress) (unknown []Progress, err error)
 }

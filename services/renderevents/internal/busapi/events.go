@@ -1,0 +1,81 @@
+package busapi
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// ErrInvalidEvent marks a message that does not conform to the AsyncAPI document: no retry
+// can fix it.
+var ErrInvalidEvent = errors.New("invalid event")
+
+// ParseEvent decodes and validates a message body (the envelope, the producer constant and
+// the data against the event's payload schema) in one JSON pass and maps it to the domain's
+// event. Failures wrap ErrInvalidEvent.
+func ParseEvent(body []byte) (domain.Event, error) {
+	env, p, err := events.DecodeEvent(body)
+	if err != nil {
+		return domain.Event{}, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
+	}
+	return domain.Event{
+		ID:            env.EventID,
+		Type:          env.EventType,
+		Time:          env.EventTime.UTC(),
+		TenantID:      env.TenantID,
+		UserID:        env.UserID,
+		CorrelationID: env.CorrelationID,
+		Data:          env.Data,
+		Body:          body,
+		Payload:       domainPayload(p),
+	}, nil
+}
+
+// domainPayload maps the payloads the domain folds to its own values; the others (snapshots,
+// identity) stay as generated, for the store to merge.
+func domainPayload(p events.Payload) any {
+	switch p := p.(type) {
+	case events.RenderJobQueuedV1Payload:
+		return domain.JobQueued{RenderJobID: p.RenderJobID, SavedProjectID: p.SavedProjectID,
+			OriginalProjectID: p.OriginalProjectID, PriorityQueue: string(p.PriorityQueue), PriorityScore: p.PriorityScore,
+			PriceType: string(p.PriceType), PaidPriceMinor: p.PaidPriceMinor, Region: p.Region, Resolution: p.Resolution,
+			DurationSec: p.DurationSec}
+	case events.RenderJobStartedV1Payload:
+		return domain.JobStarted{RenderJobID: p.RenderJobID, StartedAt: p.StartedAt, NodeIDs: p.NodeIDs, Region: p.Region,
+			TotalFrames: p.TotalFrames}
+	case events.RenderJobCompletedV1Payload:
+		return domain.JobCompleted{RenderJobID: p.RenderJobID, ExportID: p.ExportID, OutputURL: p.OutputURL,
+			DurationSec: p.DurationSec, SizeBytes: p.SizeBytes, SavedProjectID: p.SavedProjectID,
+			OriginalProjectID: p.OriginalProjectID, ThumbnailURL: p.ThumbnailURL, Resolution: p.Resolution, Width: p.Width,
+			Height: p.Height, RenderComputeSeconds: p.RenderComputeSeconds, NodeIDsUsed: p.NodeIDsUsed,
+			PriceType: p.PriceType, PaidPriceMinor: p.PaidPriceMinor}
+	case events.RenderJobFailedV1Payload:
+		return domain.JobFailed{RenderJobID: p.RenderJobID, FailedAtStep: string(p.FailedAtStep), ErrorMessage: p.ErrorMessage,
+			SavedProjectID: p.SavedProjectID, ErrorCode: p.ErrorCode, RetryCount: p.RetryCount,
+			RefundRequired: p.RefundRequired, PriceType: p.PriceType, PaidPriceMinor: p.PaidPriceMinor,
+			NodeIDsAttempted: p.NodeIDsAttempted}
+	case events.RenderJobCancelledV1Payload:
+		return domain.JobCancelled{RenderJobID: p.RenderJobID, CancelledByUserID: p.CancelledByUserID,
+			CancelledAtStep: p.CancelledAtStep, ProgressWhenCancelled: p.ProgressWhenCancelled,
+			RefundRequired: p.RefundRequired}
+	case events.IdentityPaymentSucceededV1Payload:
+		return domain.PaymentSucceeded{AmountMinor: p.AmountMinor}
+	case events.IdentityPaymentFailedV1Payload:
+		return domain.PaymentFailed{AmountMinor: p.AmountMinor}
+	case events.IdentityPaymentRefundedV1Payload:
+		return domain.PaymentRefunded{PaymentID: p.PaymentID, RefundAmountMinor: p.RefundAmountMinor}
+	}
+	return p
+}
+
+// progressOf reads a progress tick of tenant at t.
+func progressOf(tenant uuid.UUID, t time.Time, p events.RenderJobProgressV1Payload) domain.Progress {
+	return domain.Progress{JobID: p.RenderJobID, TenantID: tenant, Step: string(p.Step),
+		Progress: domain.ClampProgress(p.Progress), CurrentFrame: p.CurrentFrame, TotalFrames: p.TotalFrames,
+		EtaSeconds: p.EtaSeconds, Message: p.Message, EventTime: t}
+}

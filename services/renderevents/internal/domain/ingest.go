@@ -1,0 +1,63 @@
+package domain
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// JobRef names a job an ingest transaction will touch, with the tenant and time of its
+// first event in the batch (for a job not known yet).
+type JobRef struct {
+	JobID    uuid.UUID
+	TenantID uuid.UUID
+	Time     time.Time
+}
+
+// TimelineEntry is one life-cycle event in a job's timeline.
+type TimelineEntry struct {
+	JobID      uuid.UUID
+	EventID    uuid.UUID
+	EventType  string
+	EventTime  time.Time
+	ReceivedAt time.Time
+	Applied    bool
+	Data       []byte
+}
+
+// EndpointFilter is an enabled endpoint of a tenant that is not suspended.
+type EndpointFilter struct {
+	ID         uuid.UUID
+	TenantID   uuid.UUID
+	EventTypes []string
+}
+
+// IngestTx is what folding events needs from the store, inside one transaction.
+type IngestTx interface {
+	// LockJobs returns the jobs, locked for the transaction (in job_id order); a job not
+	// known yet comes back empty (NewJob).
+	LockJobs(ctx context.Context, refs []JobRef) (map[uuid.UUID]*Job, error)
+	SaveJobs(ctx context.Context, jobs []*Job) error
+	AppendTimeline(ctx context.Context, entries []TimelineEntry) error
+	AddUsage(ctx context.Context, deltas UsageDeltas) error
+	// ApplySnapshot and ApplyIdentity merge a snapshot or identity event into its read
+	// model; the merges are commutative, so order does not matter.
+	ApplySnapshot(ctx context.Context, ev Event) error
+	ApplyIdentity(ctx context.Context, ev Event) error
+	DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]EndpointFilter, error)
+	InsertDeliveries(ctx context.Context, ds []Delivery) error
+	// NotifyJobsChanged tells every instance, when the transaction commits, that the
+	// state of these jobs changed (their SSE streams send a state or terminal frame).
+	NotifyJobsChanged(ctx context.Context, ids []uuid.UUID) error
+}
+
+// IngestStore runs ingest transactions with the inbox: the ids of the applied events are
+// recorded in the same transaction as their effect.
+type IngestStore interface {
+	// ApplyNew records the events of evs not recorded yet and runs fn with them, in one
+	// transaction.
+	ApplyNew(ctx context.Context, consumer string, evs []Event, fn func(ctx context.Context, tx IngestTx, fresh []Event) error) error
+	// ApplyOnce is ApplyNew for one event; applied is false when it was recorded already.
+	ApplyOnce(ctx context.Context, consumer string, ev Event, fn func(ctx context.Context, tx IngestTx) error) (applied bool, err error)
+}
