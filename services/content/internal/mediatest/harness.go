@@ -62,7 +62,7 @@ type Harness struct {
 	AdminToken string
 	// Auth signs the callers' tokens; its Env configures a content process to accept them.
 	Auth *authtest.Issuer
-	Log        *slog.Logger
+	Log  *slog.Logger
 
 	running *store.MediaBus
 }
