@@ -180,6 +180,22 @@ func (k *Keyring) Open(sealed []byte, binding string) ([]byte, error) {
 	return pt, nil
 }
 
+// OpenUnbound opens nonce || ciphertext written by a plain AES-256-GCM box without key id or
+// binding, trying every key of the ring. It exists to move such values into Seal's format; new
+// values are always sealed bound to their record.
+func (k *Keyring) OpenUnbound(nonceAndCiphertext []byte) ([]byte, error) {
+	for _, aead := range k.aeads {
+		if len(nonceAndCiphertext) < aead.NonceSize()+aead.Overhead() {
+			return nil, ErrOpen
+		}
+		nonce, ct := nonceAndCiphertext[:aead.NonceSize()], nonceAndCiphertext[aead.NonceSize():]
+		if pt, err := aead.Open(nil, nonce, ct, nil); err == nil {
+			return pt, nil
+		}
+	}
+	return nil, ErrOpen
+}
+
 // NeedsRotation reports whether sealed was made with a key other than the primary one.
 func (k *Keyring) NeedsRotation(sealed []byte) bool {
 	kid, err := KeyID(sealed)

@@ -2,6 +2,8 @@ package seal
 
 import (
 	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
@@ -163,5 +165,30 @@ func TestLoadRefusesProductionWithoutKeysAndNeverSealsInTheClearInDevelopment(t 
 	}
 	if _, err := Load("k1:short", true, log); err == nil {
 		t.Fatal("a bad keyring is refused in development too")
+	}
+}
+
+func TestOpenUnboundReadsValuesOfAPlainBoxUnderAnyKeyOfTheRing(t *testing.T) {
+	raw, b64 := key(t)
+	_, other := key(t)
+	block, _ := aes.NewCipher(raw)
+	aead, _ := cipher.NewGCM(block)
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	plain := aead.Seal(bytes.Clone(nonce), nonce, []byte("whsec_legacy"), nil)
+
+	ring, err := ParseKeyring("new:" + other + ",old:" + b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ring.OpenUnbound(plain); err != nil || string(got) != "whsec_legacy" {
+		t.Fatalf("OpenUnbound = %q, %v", got, err)
+	}
+	without, _ := ParseKeyring("new:" + other)
+	if _, err := without.OpenUnbound(plain); !errors.Is(err, ErrOpen) {
+		t.Fatalf("a ring without the key opened it: %v", err)
+	}
+	if _, err := ring.OpenUnbound(plain[:10]); !errors.Is(err, ErrOpen) {
+		t.Fatalf("a truncated value opened: %v", err)
 	}
 }
