@@ -18,13 +18,17 @@ import (
 // devSecret signs the development JWTs of the services the tests start.
 const devSecret = "e2e-test-secret-0123456789abcdef0123456789"
 
+// sealKeys is the keyring of the services that seal secrets: they run as in production, where
+// they refuse to start without one.
+const sealKeys = "SEAL_KEYS=e2e:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 // orgboardServer migrates a fresh database with `orgboard migrate` (the Job's command) and
 // serves it; it returns the process and its base URL.
 func orgboardServer(t *testing.T) (*process, string) {
 	t.Helper()
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
-	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL()}
+	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "LOG_LEVEL=info", "AMQP_URL=" + amqpURL(), sealKeys}
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}

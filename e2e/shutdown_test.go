@@ -80,7 +80,7 @@ func (h *heldRequest) finish(t *testing.T) (int, []byte) {
 func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
-	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + amqpURL(), "LOG_LEVEL=info"}
+	env := []string{"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + amqpURL(), "LOG_LEVEL=info", sealKeys}
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}

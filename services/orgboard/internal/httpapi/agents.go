@@ -1,6 +1,6 @@
 package httpapi
 
-// The agents part (issue 8): model connections, agents on seats, agent profiles and their
+// The agents part: model connections, agents on seats, agent profiles and their
 // marketplace, tool servers, agent runs and the governed tool-call gateway.
 
 import (
@@ -11,7 +11,6 @@ import (
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
@@ -418,9 +417,6 @@ func (h agentsAPI) ExecuteAgentRun(ctx context.Context, req orgboard.ExecuteAgen
 		return nil, err
 	}
 	r, err := h.app.ExecuteAgentRun(ctx, actor, req.Id)
-	if u, ok := app.IsUpstream(err); ok {
-		return orgboard.ExecuteAgentRun502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -451,9 +447,6 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboard.CallAgentTool
 		in.Arguments = *req.Body.Arguments
 	}
 	call, err := h.app.CallAgentTool(ctx, actor, req.Id, in)
-	if u, ok := app.IsUpstream(err); ok {
-		return orgboard.CallAgentTool502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -469,14 +462,6 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboard.CallAgentTool
 			Data: nonEmpty(c.Data), Uri: nonEmpty(c.URI)}
 	}
 	return orgboard.CallAgentTool200JSONResponse(out), nil
-}
-
-// badGateway renders an upstream failure as the spec's 502 problem.
-func badGateway(u *app.UpstreamError) orgboard.BadGatewayApplicationProblemPlusJSONResponse {
-	detail := u.Detail
-	p := orgboard.BadGatewayApplicationProblemPlusJSONResponse{Type: httpx.ProblemTypeBase + "bad_gateway",
-		Title: http.StatusText(http.StatusBadGateway), Status: http.StatusBadGateway, Detail: &detail}
-	return p
 }
 
 func runOut(r domain.AgentRun) orgboard.AgentRun {
