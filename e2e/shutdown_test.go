@@ -237,7 +237,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	cfg := isolatedBus(t)
 	_, dbURL := pgtest.NewDB(t)
 	env := []string{
-		"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info",
+		"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info", sealKeys,
 		"BUS_SERVICE=" + cfg.Service, "EVENTS_EXCHANGE=" + cfg.EventsExchange,
 		"PROGRESS_EXCHANGE=" + cfg.ProgressExchange, "DEAD_LETTER_EXCHANGE=" + cfg.DeadLetterExchange,
 		// One event per transaction and a bounded prefetch: the stream takes long enough for

@@ -29,6 +29,9 @@ import (
 
 const jwtSecret = "test-secret-of-at-least-32-bytes-long!!"
 
+// sealKeys is the keyring of the tests' services, which run as in production.
+const sealKeys = "test:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 func amqpURL() string {
 	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
 		return u
@@ -69,6 +72,7 @@ func start(t *testing.T, opts ...option) *harness {
 	cfg.ProgressExchange = "render.progress-test-" + s
 	cfg.DeadLetterExchange = "dead-letter-test-" + s
 	cfg.JWTSecret = jwtSecret
+	cfg.SealKeys = sealKeys
 	cfg.OutboundAllow = "127.0.0.0/8"
 	cfg.ProgressFlushInterval = 50 * time.Millisecond
 	cfg.WebhookPollInterval = 50 * time.Millisecond

@@ -22,14 +22,16 @@ import (
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/broker"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
-	"github.com/videotpl/platform/services/renderevents/internal/outbound"
+	"github.com/videotpl/platform/services/renderevents/internal/sender"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/migrations"
 )
@@ -40,6 +42,7 @@ const Name = "renderevents"
 // Config is the service's configuration, from the environment only.
 type Config struct {
 	config.Common
+	config.Sealing
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8083" desc:"address the HTTP server listens on"`
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/renderevents?sslmode=disable" desc:"PostgreSQL connection URL of the renderevents database" secret:"true"`
 	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
@@ -61,7 +64,6 @@ type Config struct {
 	WebhookDisableAfter  int           `env:"WEBHOOK_DISABLE_AFTER" envDefault:"10" desc:"deliveries in a row failing after all retries that disable an endpoint"`
 	WebhookPollInterval  time.Duration `env:"WEBHOOK_POLL_INTERVAL" envDefault:"1s" desc:"how often an idle dispatcher looks for due deliveries"`
 	WebhookWorkers       int           `env:"WEBHOOK_WORKERS" envDefault:"8" desc:"concurrent webhook attempts per instance"`
-	WebhookSecretKey     string        `env:"WEBHOOK_SECRET_KEY" desc:"base64 32-byte key sealing webhook secrets at rest (AES-256-GCM); unset: stored unsealed (development)" secret:"true"`
 }
 
 // Migrations are the migration sets of the database: the bus's outbox and inbox, then the
@@ -125,14 +127,11 @@ type Service struct {
 // New builds the service; Run starts it.
 func New(cfg Config, d Deps) (*Service, error) {
 	log := d.Logger
-	box, err := domain.NewSecretBox(cfg.WebhookSecretKey)
+	ring, err := seal.Load(cfg.SealKeys, cfg.Environment.IsDevelopment(), log)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("SEAL_KEYS: %w", err)
 	}
-	if cfg.WebhookSecretKey == "" {
-		log.Warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are stored unsealed (development only)")
-	}
-	policy, err := domain.NewOutboundPolicy(cfg.OutboundAllow)
+	policy, err := egress.ParseAllowList(cfg.OutboundAllow)
 	if err != nil {
 		return nil, err
 	}
@@ -141,10 +140,10 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, log: log, ready: make(chan struct{})}
-	s.Store = store.New(d.Pool, box)
+	s.Store = store.New(d.Pool, ring)
 	s.Hub = app.NewHub()
 	s.Writer = app.NewProgressWriter(s.Store, cfg.ProgressFlushInterval, log)
-	s.Dispatcher = app.NewDispatcher(s.Store, outbound.NewSender(policy), app.DispatcherConfig{
+	s.Dispatcher = app.NewDispatcher(s.Store, sender.New(policy), app.DispatcherConfig{
 		Retry: domain.RetryPolicy{Schedule: schedule}, DisableAfter: cfg.WebhookDisableAfter,
 		PollInterval: cfg.WebhookPollInterval, Workers: cfg.WebhookWorkers}, log)
 	s.Ingest = app.NewIngest(s.Store)
@@ -213,6 +212,23 @@ func (s *Service) readiness(ctx context.Context) error {
 	}
 }
 
+// sealLegacySecrets re-seals signing secrets stored in the clear or in the single-key format
+// with the keyring before any delivery is signed.
+func (s *Service) sealLegacySecrets(ctx context.Context) error {
+	resealed, unreadable, err := s.Store.SealLegacySecrets(ctx)
+	if err != nil {
+		return err
+	}
+	if resealed > 0 {
+		s.log.Info("re-sealed webhook signing secrets with the keyring", slog.Int("endpoints", resealed))
+	}
+	if unreadable > 0 {
+		s.log.Warn("webhook endpoints hold signing secrets that no key of SEAL_KEYS opens: add the key they were sealed with to SEAL_KEYS",
+			slog.Int("endpoints", unreadable))
+	}
+	return nil
+}
+
 // Ready is closed once both consumers consume and job notifications are heard.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
@@ -225,6 +241,9 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			_ = c()
 		}
 	}()
+	if err := s.sealLegacySecrets(ctx); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.Consumer.Run(gctx) })
 	g.Go(func() error { return s.Progress.Run(gctx) })
