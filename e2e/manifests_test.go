@@ -488,7 +488,7 @@ func checkProbe(t *testing.T, what string, p *corev1.Probe, path string, c corev
 
 // secretNames are variables whose values are credentials: they may only come from a Secret.
 var secretNames = []string{"DATABASE_URL", "AMQP_URL", "JWT_HS256_SECRET", "SERVICE_TOKENS", "S3_ACCESS_KEY",
-	"S3_SECRET_KEY", "SVG_AI_API_KEY", "WEBHOOK_SECRET_KEY", "ORGBOARD_SEAL_KEYS"}
+	"S3_SECRET_KEY", "SVG_AI_API_KEY", "SEAL_KEYS"}
 
 func checkSecretRefs(t *testing.T, c corev1.Container) {
 	t.Helper()

@@ -17,6 +17,10 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
+// sealKeys is the keyring of the services that seal secrets: they run as in production, where
+// they refuse to start without one.
+const sealKeys = "SEAL_KEYS=e2e:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 // orgboardServer migrates a fresh database with `orgboard migrate` (the Job's command) and
 // serves it, verifying issuer's tokens with the keys of its JWKS as a production deployment
 // does; it returns the process and its base URL.
@@ -25,7 +29,7 @@ func orgboardServer(t *testing.T, issuer *authtest.Issuer) (*process, string) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
 	issuer.ServeJWKS(t)
-	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info"}, issuer.Env()...)
+	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info", sealKeys}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}

@@ -81,7 +81,7 @@ func TestSIGTERMLetsInFlightRequestsCompleteAndRefusesNewOnes(t *testing.T) {
 	bin := serviceBinary(t, "orgboard")
 	_, dbURL := pgtest.NewDB(t)
 	issuer := authtest.New(t)
-	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info"}, issuer.Env()...)
+	env := append([]string{"DATABASE_URL=" + dbURL, "LOG_LEVEL=info", sealKeys}, issuer.Env()...)
 	if err := startProcess(t, bin, env, "migrate").wait(t, time.Minute); err != nil {
 		t.Fatalf("orgboard migrate: %v", err)
 	}
@@ -180,7 +180,7 @@ func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing
 	_, dbURL := pgtest.NewDB(t)
 	issuer := authtest.New(t)
 	env := []string{
-		"DATABASE_URL=" + dbURL, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info",
+		"DATABASE_URL=" + dbURL, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info", sealKeys,
 		"BUS_SERVICE=" + cfg.Service, "EVENTS_EXCHANGE=" + cfg.EventsExchange,
 		"PROGRESS_EXCHANGE=" + cfg.ProgressExchange, "DEAD_LETTER_EXCHANGE=" + cfg.DeadLetterExchange,
 		// One event per transaction and a bounded prefetch: the stream takes long enough for

@@ -31,6 +31,7 @@ dburl="postgres://postgres@$PG_HOST:$PG_PORT/$db?sslmode=disable"
 export DATABASE_URL="$dburl"
 export JWT_HS256_SECRET=${JWT_HS256_SECRET:-bench-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 export LOG_LEVEL=warn
+export SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
 
 tmp_migrate=$(mktemp)
 log "recreating database $db"

@@ -30,7 +30,7 @@ export DEAD_LETTER_EXCHANGE="dead-letter-${SUFFIX}"
 export JWT_HS256_SECRET="bench-secret-bench-secret-bench-secret!"
 export HTTP_ADDR="127.0.0.1:${PORT}"
 export LOG_LEVEL=warn
-export WEBHOOK_SECRET_KEY=$(head -c 32 /dev/urandom | base64)
+export SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
 
 psql -q -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" -c "CREATE DATABASE ${DB}"
 "$BIN" migrate 2>"$WORK/migrate.log"

@@ -7,9 +7,13 @@ cd "$(dirname "$0")/.."
 ensure_postgres
 ensure_rabbitmq
 mkdir -p .data
-# A development secret made once per checkout, never committed.
-[[ -f .data/dev.env ]] || printf 'JWT_HS256_SECRET=%s\n' "$(head -c 32 /dev/urandom | base64 | tr -d '=+/')" >.data/dev.env
+# Development secrets made once per checkout, never committed: the sealing key keeps sealed
+# model keys, tool-server headers and webhook secrets readable across restarts.
+touch .data/dev.env
+grep -q '^JWT_HS256_SECRET=' .data/dev.env || printf 'JWT_HS256_SECRET=%s\n' "$(head -c 32 /dev/urandom | base64 | tr -d '=+/')" >>.data/dev.env
+grep -q '^SEAL_KEYS=' .data/dev.env || printf 'SEAL_KEYS=dev:%s\n' "$(head -c 32 /dev/urandom | base64)" >>.data/dev.env
 set -a; . .data/dev.env; set +a
+export APP_ENV=development
 
 pids=()
 stop() {

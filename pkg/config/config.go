@@ -14,6 +14,7 @@ import (
 
 // Common is the configuration every service shares. Services embed it.
 type Common struct {
+	Environment    Environment   `env:"APP_ENV" envDefault:"production" desc:"production or development: development may run with throwaway settings (an ephemeral sealing key) that production refuses"`
 	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
 	JWTIssuer      string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
 	JWTAudience    string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
@@ -24,8 +25,35 @@ type Common struct {
 	OTLPEndpoint   string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
 	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics"`
 	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; production runs the migrate Job)"`
-	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDRs that outbound calls may reach even though private (e.g. 127.0.0.0/8 in development)"`
+	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges that outbound calls (tool servers, model gateways, webhooks) may reach although internal (loopback, private, link-local are denied otherwise), e.g. 127.0.0.0/8 in development"`
 }
+
+// Sealing is the configuration of a service that seals secrets at rest; such services embed it.
+type Sealing struct {
+	SealKeys string `env:"SEAL_KEYS" desc:"keyring sealing secrets at rest (AES-256-GCM): kid:base64key[,kid:base64key...], 32-byte keys; the first seals, all open (rotate by putting a new key first). Required in production; unset in development: an ephemeral key, so sealed secrets do not open after a restart" secret:"true"`
+}
+
+// Environment tells a development run from production.
+type Environment string
+
+// The environments a service runs in.
+const (
+	Production  Environment = "production"
+	Development Environment = "development"
+)
+
+// UnmarshalText accepts development or production only, so a typo cannot relax production.
+func (e *Environment) UnmarshalText(b []byte) error {
+	switch v := Environment(strings.ToLower(strings.TrimSpace(string(b)))); v {
+	case Production, Development:
+		*e = v
+		return nil
+	}
+	return fmt.Errorf("APP_ENV is %q, want development or production", b)
+}
+
+// IsDevelopment reports whether e is a development run; anything else counts as production.
+func (e Environment) IsDevelopment() bool { return e == Development }
 
 // Load fills cfg (a pointer to a struct) from the environment, applying defaults.
 func Load(cfg any) error {

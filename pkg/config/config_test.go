@@ -1,6 +1,7 @@
 package config_test
 
 import (
+	"os"
 	"testing"
 	"time"
 
@@ -42,5 +43,40 @@ func TestDescribeListsEmbeddedAndOwnVariables(t *testing.T) {
 	}
 	if v := seen["JWT_HS256_SECRET"]; !v.Secret {
 		t.Fatalf("JWT_HS256_SECRET should be marked secret: %+v", v)
+	}
+}
+
+func TestAppEnvDefaultsToProductionAndRefusesUnknownValues(t *testing.T) {
+	cases := []struct {
+		value       string
+		set         bool
+		development bool
+		ok          bool
+	}{
+		{set: false, development: false, ok: true},
+		{value: "production", set: true, development: false, ok: true},
+		{value: "development", set: true, development: true, ok: true},
+		{value: " Development ", set: true, development: true, ok: true},
+		{value: "dev", set: true, ok: false},
+		{value: "prod", set: true, ok: false},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			t.Setenv("APP_ENV", c.value)
+			if !c.set {
+				_ = os.Unsetenv("APP_ENV") // t.Setenv restores it afterwards
+			}
+			var cfg svc
+			err := config.Load(&cfg)
+			if (err == nil) != c.ok {
+				t.Fatalf("APP_ENV=%q: err = %v, want ok=%v", c.value, err, c.ok)
+			}
+			if c.ok && cfg.Environment.IsDevelopment() != c.development {
+				t.Fatalf("APP_ENV=%q: development = %v", c.value, cfg.Environment.IsDevelopment())
+			}
+		})
+	}
+	if (config.Common{}).Environment.IsDevelopment() {
+		t.Fatal("a configuration never loaded must count as production")
 	}
 }

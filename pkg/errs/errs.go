@@ -24,13 +24,14 @@ const (
 	Unprocessable                // well-formed but semantically refused, only where a contract asks (422)
 	Unavailable                  // a dependency is down, or the work collided with concurrent work; the caller may retry (503)
 	NotImplemented               // the operation is declared but not provided yet (501)
+	Upstream                     // a server called on the caller's behalf failed, was unreachable or too slow (502)
 )
 
 var kindNames = map[Kind]string{
 	Internal: "internal", Invalid: "invalid", Unauthenticated: "unauthenticated",
 	Forbidden: "forbidden", NotFound: "not_found", Conflict: "conflict", TooLarge: "too_large",
 	UnsupportedMedia: "unsupported_media", Unprocessable: "unprocessable",
-	Unavailable: "unavailable", NotImplemented: "not_implemented",
+	Unavailable: "unavailable", NotImplemented: "not_implemented", Upstream: "upstream",
 }
 
 func (k Kind) String() string { return kindNames[k] }

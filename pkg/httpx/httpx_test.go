@@ -161,6 +161,9 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		if errs.Kind(k) == errs.Internal {
 			return errs.Wrap(errs.Internal, "db password is hunter2", errors.New("connection refused"))
 		}
+		if errs.Kind(k) == errs.Upstream {
+			return errs.Wrap(errs.Upstream, "kind upstream", errors.New("dial gw.example: token=sk-cause"))
+		}
 		return errs.E(errs.Kind(k), "kind "+errs.Kind(k).String())
 	})
 	e.GET("/x/panic", func(c echo.Context) error { panic("secret internals: dsn=postgres://u:p@db") })
@@ -425,7 +428,7 @@ func TestErrorsBecomeProblems(t *testing.T) {
 	}{
 		{errs.Invalid, 400}, {errs.Unauthenticated, 401}, {errs.Forbidden, 403}, {errs.NotFound, 404},
 		{errs.Conflict, 409}, {errs.TooLarge, 413}, {errs.UnsupportedMedia, 415}, {errs.Unprocessable, 422},
-		{errs.NotImplemented, 501}, {errs.Unavailable, 503}, {errs.Internal, 500},
+		{errs.NotImplemented, 501}, {errs.Upstream, 502}, {errs.Unavailable, 503}, {errs.Internal, 500},
 	}
 	for _, k := range kinds {
 		t.Run(fmt.Sprintf("kind %s is status %d", k.kind, k.status), func(t *testing.T) {
@@ -445,6 +448,10 @@ func TestErrorsBecomeProblems(t *testing.T) {
 			case errs.Unauthenticated:
 				if !strings.HasPrefix(r.header.Get("WWW-Authenticate"), `Bearer realm="things", error="invalid_token"`) {
 					t.Fatalf("WWW-Authenticate = %q", r.header.Get("WWW-Authenticate"))
+				}
+			case errs.Upstream:
+				if r.problem.Detail != "kind upstream" || strings.Contains(r.body, "sk-cause") {
+					t.Fatalf("an upstream problem shows its detail, never its cause: %s", r.body)
 				}
 			default:
 				if r.problem.Detail != "kind "+k.kind.String() {

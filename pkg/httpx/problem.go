@@ -48,6 +48,7 @@ var kinds = map[errs.Kind]int{
 	errs.Unprocessable:    http.StatusUnprocessableEntity,
 	errs.Unavailable:      http.StatusServiceUnavailable,
 	errs.NotImplemented:   http.StatusNotImplemented,
+	errs.Upstream:         http.StatusBadGateway,
 	errs.Internal:         http.StatusInternalServerError,
 }
 

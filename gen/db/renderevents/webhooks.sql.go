@@ -553,6 +553,40 @@ func (q *Queries) ListEndpoints(ctx context.Context, arg ListEndpointsParams) ([
 	return items, nil
 }
 
+const listEndpointsWithLegacySecrets = `-- name: ListEndpointsWithLegacySecrets :many
+SELECT id, secret, previous_secret FROM webhook_endpoints
+WHERE substring(secret FROM 1 FOR 1) <> '\x01'::bytea
+   OR substring(previous_secret FROM 1 FOR 1) <> '\x01'::bytea
+`
+
+type ListEndpointsWithLegacySecretsRow struct {
+	ID             uuid.UUID
+	Secret         []byte
+	PreviousSecret []byte
+}
+
+// Endpoints (deleted ones too) with a secret not in the keyring's format: in the clear or in
+// the single-key format.
+func (q *Queries) ListEndpointsWithLegacySecrets(ctx context.Context) ([]ListEndpointsWithLegacySecretsRow, error) {
+	rows, err := q.db.Query(ctx, listEndpointsWithLegacySecrets)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ListEndpointsWithLegacySecretsRow{}
+	for rows.Next() {
+		var i ListEndpointsWithLegacySecretsRow
+		if err := rows.Scan(&i.ID, &i.Secret, &i.PreviousSecret); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const purgeDeletedEndpoints = `-- name: PurgeDeletedEndpoints :execrows
 WITH gone AS (
     SELECT we.id FROM webhook_endpoints we WHERE we.deleted_at < $1::timestamptz
@@ -609,6 +643,35 @@ func (q *Queries) RecordAttempt(ctx context.Context, arg RecordAttemptParams) er
 		arg.ID,
 	)
 	return err
+}
+
+const resealEndpointSecrets = `-- name: ResealEndpointSecrets :execrows
+UPDATE webhook_endpoints SET secret = $1, previous_secret = $2::bytea
+WHERE id = $3 AND secret = $4
+  AND previous_secret IS NOT DISTINCT FROM $5::bytea
+`
+
+type ResealEndpointSecretsParams struct {
+	Secret            []byte
+	PreviousSecret    []byte
+	ID                uuid.UUID
+	OldSecret         []byte
+	OldPreviousSecret []byte
+}
+
+// Compare-and-set: a row rotated or re-sealed meanwhile (another instance) is left alone.
+func (q *Queries) ResealEndpointSecrets(ctx context.Context, arg ResealEndpointSecretsParams) (int64, error) {
+	result, err := q.db.Exec(ctx, resealEndpointSecrets,
+		arg.Secret,
+		arg.PreviousSecret,
+		arg.ID,
+		arg.OldSecret,
+		arg.OldPreviousSecret,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const rotateEndpointSecret = `-- name: RotateEndpointSecret :one

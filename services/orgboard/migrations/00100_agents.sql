@@ -1,7 +1,7 @@
 -- +goose Up
 
 -- Model connections (ApiConfig), supplied by the organization. The key is sealed (AES-256-GCM,
--- internal/seal) and never returned; key_hint keeps its last characters for recognition.
+-- pkg/seal) and never returned; key_hint keeps its last characters for recognition.
 CREATE TABLE api_configs (
     id              uuid PRIMARY KEY,
     organization_id uuid NOT NULL REFERENCES organizations (id),

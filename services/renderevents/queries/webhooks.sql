@@ -132,3 +132,16 @@ WITH gone AS (
     DELETE FROM webhook_deliveries WHERE endpoint_id IN (SELECT id FROM gone)
 )
 DELETE FROM webhook_endpoints WHERE id IN (SELECT id FROM gone);
+
+-- name: ListEndpointsWithLegacySecrets :many
+-- Endpoints (deleted ones too) with a secret not in the keyring's format: in the clear or in
+-- the single-key format.
+SELECT id, secret, previous_secret FROM webhook_endpoints
+WHERE substring(secret FROM 1 FOR 1) <> '\x01'::bytea
+   OR substring(previous_secret FROM 1 FOR 1) <> '\x01'::bytea;
+
+-- name: ResealEndpointSecrets :execrows
+-- Compare-and-set: a row rotated or re-sealed meanwhile (another instance) is left alone.
+UPDATE webhook_endpoints SET secret = @secret, previous_secret = sqlc.narg(previous_secret)::bytea
+WHERE id = @id AND secret = @old_secret
+  AND previous_secret IS NOT DISTINCT FROM sqlc.narg(old_previous_secret)::bytea;

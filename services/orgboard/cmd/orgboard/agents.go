@@ -1,7 +1,5 @@
 package main
 
-// The environment of the agents part (issue 8) and the dependencies built from it.
-
 import (
 	"context"
 	"fmt"
@@ -9,17 +7,16 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/videotpl/platform/pkg/egress"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp"
 	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
-	"github.com/videotpl/platform/services/orgboard/internal/outbound"
-	"github.com/videotpl/platform/services/orgboard/internal/seal"
 )
 
-// AgentsConfig holds the environment variables of the agents part.
+// AgentsConfig holds the environment variables of the agents part; its keyring (SEAL_KEYS) and
+// outbound allow-list (OUTBOUND_ALLOW_CIDRS) come from pkg/config.
 type AgentsConfig struct {
-	SealKeys          string        `env:"ORGBOARD_SEAL_KEYS" desc:"keyring sealing model keys and tool-server headers (AES-256-GCM): kid:base64key[,kid:base64key...], 32-byte keys; the first seals, all open (rotation). Empty: an ephemeral key, so sealed secrets do not survive a restart (development only)" secret:"true"`
-	OutboundAllow     string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges tool servers and model gateways may reach although internal (loopback, private, link-local are denied otherwise), e.g. 10.20.0.0/16"`
 	ModelTimeout      time.Duration `env:"MODEL_TIMEOUT" envDefault:"60s" desc:"time limit of one model call"`
 	ToolCallTimeout   time.Duration `env:"TOOL_CALL_TIMEOUT" envDefault:"30s" desc:"time limit of a governed tool call"`
 	ToolTestTimeout   time.Duration `env:"TOOL_TEST_TIMEOUT" envDefault:"10s" desc:"time limit of a tool-server connectivity test"`
@@ -29,17 +26,14 @@ type AgentsConfig struct {
 // version names this client to tool servers.
 const version = "1.0.0"
 
-func agentDeps(_ context.Context, c AgentsConfig, log *slog.Logger) (app.AgentDeps, error) {
-	policy, err := outbound.ParseAllow(c.OutboundAllow)
+func agentDeps(_ context.Context, c Config, log *slog.Logger) (app.AgentDeps, error) {
+	policy, err := egress.ParseAllowList(c.OutboundAllow)
 	if err != nil {
-		return app.AgentDeps{}, fmt.Errorf("OUTBOUND_ALLOW_CIDRS: %w", err)
+		return app.AgentDeps{}, err
 	}
-	var ring *seal.Keyring
-	if c.SealKeys == "" {
-		log.Warn("ORGBOARD_SEAL_KEYS is not set: sealing with an ephemeral key; stored model keys and tool-server headers will not open after a restart")
-		ring = seal.Ephemeral()
-	} else if ring, err = seal.ParseKeyring(c.SealKeys); err != nil {
-		return app.AgentDeps{}, fmt.Errorf("ORGBOARD_SEAL_KEYS: %w", err)
+	ring, err := seal.Load(c.SealKeys, c.Environment.IsDevelopment(), log)
+	if err != nil {
+		return app.AgentDeps{}, fmt.Errorf("SEAL_KEYS: %w", err)
 	}
 	transport := policy.Transport()
 	return app.AgentDeps{

@@ -28,6 +28,7 @@ import (
 // Config is the service's configuration, from the environment only.
 type Config struct {
 	config.Common
+	config.Sealing
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8082" desc:"address the HTTP server listens on"`
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/orgboard?sslmode=disable" desc:"PostgreSQL connection URL of the orgboard database" secret:"true"`
 	// AgentsConfig holds the variables of the agents part (agents.go).
@@ -65,6 +66,12 @@ func migrate(ctx context.Context) error {
 
 // open builds the application on the configured database (migrating first when asked).
 func open(ctx context.Context, c Config, log *slog.Logger) (*app.App, func(), error) {
+	// Configuration faults (no sealing keys in production, a bad allow-list) stop the start
+	// before anything is touched.
+	deps, err := agentDeps(ctx, c, log)
+	if err != nil {
+		return nil, nil, err
+	}
 	if c.MigrateOnStart {
 		if err := pgxdb.Migrate(ctx, c.DatabaseURL, migrationSets()...); err != nil {
 			return nil, nil, err
@@ -72,11 +79,6 @@ func open(ctx context.Context, c Config, log *slog.Logger) (*app.App, func(), er
 	}
 	pool, err := pgxdb.Open(ctx, c.DatabaseURL)
 	if err != nil {
-		return nil, nil, err
-	}
-	deps, err := agentDeps(ctx, c.AgentsConfig, log)
-	if err != nil {
-		pool.Close()
 		return nil, nil, err
 	}
 	a := app.New(pool, app.Options{Logger: log, Agents: deps})

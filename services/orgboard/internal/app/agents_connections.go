@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp"
@@ -80,7 +81,7 @@ func (a *App) CreateApiConfig(ctx context.Context, actor domain.Actor, in ApiCon
 		ep := strings.TrimRight(strings.TrimSpace(*in.Endpoint), "/")
 		if c.Provider == modelgw.Stub {
 			fields = append(fields, errs.Field("body.endpoint", "the stub provider takes no endpoint"))
-		} else if err := a.agents.Outbound.CheckURL(ep); err != nil {
+		} else if err := a.agents.Outbound.CheckURL(ctx, ep, egress.URLRules{}); err != nil {
 			fields = append(fields, errs.Field("body.endpoint", err.Error()))
 		}
 		c.Endpoint = &ep
@@ -192,7 +193,7 @@ func (a *App) CreateToolServer(ctx context.Context, actor domain.Actor, in ToolS
 	if t.Name == "" {
 		fields = append(fields, errs.Field("body.name", "must not be blank"))
 	}
-	if err := a.agents.Outbound.CheckURL(t.URL); err != nil {
+	if err := a.agents.Outbound.CheckURL(ctx, t.URL, egress.URLRules{}); err != nil {
 		fields = append(fields, errs.Field("body.url", err.Error()))
 	}
 	seen := map[string]bool{}

@@ -3,14 +3,14 @@ package app
 import (
 	"time"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp"
 	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
-	"github.com/videotpl/platform/services/orgboard/internal/outbound"
-	"github.com/videotpl/platform/services/orgboard/internal/seal"
 )
 
-// AgentDeps are the dependencies of the agents part of the service (issue 8): the keyring that
+// AgentDeps are the dependencies of the agents part of the service: the keyring that
 // seals secrets, the model gateway, the tool-server client and the outbound URL policy. Both
 // clients must be built on the policy's transport (cmd/orgboard/agents.go does so).
 type AgentDeps struct {
@@ -20,8 +20,8 @@ type AgentDeps struct {
 	Models *modelgw.Gateway
 	// Tools talks to MCP tool servers.
 	Tools *mcp.Client
-	// Outbound decides which URLs may be registered.
-	Outbound outbound.Policy
+	// Outbound decides which URLs may be registered (nil: public addresses only).
+	Outbound *egress.Policy
 	// ToolCallTimeout bounds a governed tool call (30 s by default).
 	ToolCallTimeout time.Duration
 	// ToolTestTimeout bounds a connectivity test (10 s by default).

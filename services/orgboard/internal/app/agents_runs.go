@@ -2,13 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/editdistance"
@@ -17,23 +17,11 @@ import (
 	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
-// UpstreamError is a model connection or tool server that failed, was unreachable or exceeded
-// its time limit (a 502). Detail is safe to show: it names no secret.
-type UpstreamError struct {
-	Detail string
-	Err    error
-}
-
-func (e *UpstreamError) Error() string { return e.Detail }
-
-// Unwrap gives the cause, for logs.
-func (e *UpstreamError) Unwrap() error { return e.Err }
-
-// IsUpstream reports whether err is an UpstreamError and returns it.
-func IsUpstream(err error) (*UpstreamError, bool) {
-	var u *UpstreamError
-	ok := errors.As(err, &u)
-	return u, ok
+// upstreamFailed is the failure (502) of a model connection or tool server that failed, was
+// unreachable or exceeded its time limit. The gateways already keep keys and header values out
+// of their messages; URLs are cut to their host, since a path or query may carry a credential.
+func upstreamFailed(detail string, cause error) error {
+	return errs.Wrap(errs.Upstream, egress.RedactURLs(detail), cause)
 }
 
 // PrepareAgentRun assembles the prompt of an agent for a work item and stores the run as
@@ -267,7 +255,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 		return run, err
 	}
 	if callErr != nil {
-		return run, &UpstreamError{Detail: "no model connection answered: " + callErr.Error(), Err: callErr}
+		return run, upstreamFailed("no model connection answered: "+callErr.Error(), callErr)
 	}
 	return run, nil
 }
@@ -382,7 +370,7 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 		if rerr := record("failed", map[string]any{"error": err.Error()}); rerr != nil {
 			return ToolCall{}, rerr
 		}
-		return ToolCall{}, &UpstreamError{Detail: "the tool server failed: " + err.Error(), Err: err}
+		return ToolCall{}, upstreamFailed("the tool server failed: "+err.Error(), err)
 	}
 
 	srv, err := a.toolServer(server)

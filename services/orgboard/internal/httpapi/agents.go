@@ -1,6 +1,6 @@
 package httpapi
 
-// The agents part (issue 8): model connections, agents on seats, agent profiles and their
+// The agents part: model connections, agents on seats, agent profiles and their
 // marketplace, tool servers, agent runs and the governed tool-call gateway.
 
 import (
@@ -12,7 +12,6 @@ import (
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
@@ -419,9 +418,6 @@ func (h agentsAPI) ExecuteAgentRun(ctx context.Context, req orgboardserver.Execu
 		return nil, err
 	}
 	r, err := h.app.ExecuteAgentRun(ctx, actor, req.Id)
-	if u, ok := app.IsUpstream(err); ok {
-		return orgboardserver.ExecuteAgentRun502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -452,9 +448,6 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboardserver.CallAge
 		in.Arguments = *req.Body.Arguments
 	}
 	call, err := h.app.CallAgentTool(ctx, actor, req.Id, in)
-	if u, ok := app.IsUpstream(err); ok {
-		return orgboardserver.CallAgentTool502ApplicationProblemPlusJSONResponse{BadGatewayApplicationProblemPlusJSONResponse: badGateway(u)}, nil
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -470,14 +463,6 @@ func (h agentsAPI) CallAgentTool(ctx context.Context, req orgboardserver.CallAge
 			Data: nonEmpty(c.Data), Uri: nonEmpty(c.URI)}
 	}
 	return orgboardserver.CallAgentTool200JSONResponse(out), nil
-}
-
-// badGateway renders an upstream failure as the spec's 502 problem.
-func badGateway(u *app.UpstreamError) orgboardserver.BadGatewayApplicationProblemPlusJSONResponse {
-	detail := u.Detail
-	p := orgboardserver.BadGatewayApplicationProblemPlusJSONResponse{Type: httpx.ProblemTypeBase + "bad_gateway",
-		Title: http.StatusText(http.StatusBadGateway), Status: http.StatusBadGateway, Detail: &detail}
-	return p
 }
 
 func runOut(r domain.AgentRun) orgboard.AgentRun {

@@ -21,17 +21,17 @@ import (
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/editdistance"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp/mcptest"
 	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
-	"github.com/videotpl/platform/services/orgboard/internal/outbound"
-	"github.com/videotpl/platform/services/orgboard/internal/seal"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
@@ -92,7 +92,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
 	logs, responses := &lockedBuffer{}, &lockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	allowLoopback, err := outbound.ParseAllow("127.0.0.0/8")
+	allowLoopback, err := egress.ParseAllowList("127.0.0.0/8")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -644,7 +644,11 @@ func TestAgentRunsWithToolServersAndModelGateways(t *testing.T) {
 			ServerId: tools.Id, Tool: "echo"}, as(w.ownerB)))
 		r := must[*orgboard.CallAgentToolResponse](t, 502)(c.CallAgentToolWithResponse(ctx, agent.Id, orgboard.ToolCallRequest{
 			ServerId: down.Id, Tool: "echo"}, as(w.memberA)))
-		if r.ApplicationproblemJSON502 == nil {
+		// The problem says which upstream failed, but not the URL's path or query: they may
+		// carry a credential.
+		p := r.ApplicationproblemJSON502
+		if p == nil || p.Type != "https://problems.videotpl.dev/upstream" || p.Status != 502 || p.Title != "Bad Gateway" ||
+			p.Detail == nil || !strings.HasPrefix(*p.Detail, "the tool server failed: ") || strings.Contains(*p.Detail, "/mcp") {
 			t.Fatalf("502 body = %s", r.Body)
 		}
 	})
@@ -666,7 +670,10 @@ func TestAgentRunsWithToolServersAndModelGateways(t *testing.T) {
 				t.Fatal("no server is bound: the tools section must be omitted")
 			}
 		}
-		must[*orgboard.ExecuteAgentRunResponse](t, 502)(c.ExecuteAgentRunWithResponse(ctx, r.Id, as(w.memberA)))
+		p := must[*orgboard.ExecuteAgentRunResponse](t, 502)(c.ExecuteAgentRunWithResponse(ctx, r.Id, as(w.memberA))).ApplicationproblemJSON502
+		if p == nil || p.Status != 502 || p.Detail == nil || !strings.HasPrefix(*p.Detail, "no model connection answered: ") {
+			t.Fatalf("502 problem = %+v", p)
+		}
 		failed := must[*orgboard.GetAgentRunResponse](t, 200)(c.GetAgentRunWithResponse(ctx, r.Id, as(w.memberA))).JSON200
 		if failed.Status != orgboard.AgentRunStatusFailed || failed.Draft != nil {
 			t.Fatalf("run = %+v", failed)

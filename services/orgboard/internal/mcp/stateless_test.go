@@ -13,8 +13,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/services/orgboard/internal/mcp/mcptest"
-	"github.com/videotpl/platform/services/orgboard/internal/outbound"
 )
 
 type shoutIn struct {
@@ -58,7 +58,7 @@ func (h *recorderHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func TestClientSpeaksToASessionLessServerAnsweringJSON(t *testing.T) {
 	srv, seen := goServer(t, true)
-	allow, _ := outbound.ParseAllow("127.0.0.0/8")
+	allow, _ := egress.ParseAllowList("127.0.0.0/8")
 	c := New(allow.Transport(), "orgboard-test", "0")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -121,9 +121,9 @@ func TestFailuresAreGracefulAndNameNoHeaderValue(t *testing.T) {
 		}
 	})
 	t.Run("denied by the outbound policy", func(t *testing.T) {
-		var deny outbound.Policy
+		deny := egress.NewPolicy()
 		_, _, err := New(deny.Transport(), "t", "0").Probe(ctx, Server{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
-		if !outbound.IsDenied(err) {
+		if !errors.Is(err, egress.ErrDenied) {
 			t.Fatalf("err = %v, want an outbound denial", err)
 		}
 	})

@@ -18,6 +18,7 @@ const Name = "renderevents"
 // Config is the service's configuration, from the environment only.
 type Config struct {
 	config.Common
+	config.Sealing
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8083" desc:"address the HTTP server listens on"`
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/renderevents?sslmode=disable" desc:"PostgreSQL connection URL of the renderevents database" secret:"true"`
 	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
@@ -33,7 +34,6 @@ type Config struct {
 	WebhookDisableAfter  int           `env:"WEBHOOK_DISABLE_AFTER" envDefault:"10" desc:"deliveries in a row failing after all retries that disable an endpoint"`
 	WebhookPollInterval  time.Duration `env:"WEBHOOK_POLL_INTERVAL" envDefault:"1s" desc:"how often an idle dispatcher looks for due deliveries"`
 	WebhookWorkers       int           `env:"WEBHOOK_WORKERS" envDefault:"8" desc:"concurrent webhook attempts per instance"`
-	WebhookSecretKey     string        `env:"WEBHOOK_SECRET_KEY" desc:"base64 32-byte key sealing webhook secrets at rest (AES-256-GCM); unset: stored unsealed (development)" secret:"true"`
 }
 
 // Migrations are the migration sets of the database: the bus's outbox and inbox, then the

@@ -27,6 +27,9 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
+// sealKeys is the keyring of the tests' services, which run as in production.
+const sealKeys = "test:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+
 // harness is one running service on its own database and its own exchanges and queues.
 type harness struct {
 	t      *testing.T
@@ -58,6 +61,7 @@ func start(t *testing.T, opts ...option) *harness {
 	readerToken := issuer.ServiceToken(t, "reader", "renderevents:read")
 	blindToken := issuer.ServiceToken(t, "blind", "content:admin")
 	issuer.Configure(&cfg.Common)
+	cfg.SealKeys = sealKeys
 	cfg.OutboundAllow = "127.0.0.0/8"
 	cfg.ProgressFlushInterval = 50 * time.Millisecond
 	cfg.WebhookPollInterval = 50 * time.Millisecond

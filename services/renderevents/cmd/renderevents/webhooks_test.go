@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -16,6 +19,8 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
@@ -172,6 +177,21 @@ func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
 	if d := time.Until(rot.JSON200.PreviousSecretExpiresAt); d < 23*time.Hour || d > 25*time.Hour {
 		t.Errorf("overlap ends in %s, want 24h", d)
 	}
+	// Both secrets are stored sealed with the service's keyring, never in the clear.
+	var secret, previous []byte
+	if err := h.pool.QueryRow(context.Background(), "SELECT secret, previous_secret FROM webhook_endpoints WHERE id = $1", ep.Id).
+		Scan(&secret, &previous); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		stored []byte
+		plain  string
+	}{{secret, rot.JSON200.Secret}, {previous, ep.Secret}} {
+		key := strings.TrimPrefix(c.plain, domain.SecretPrefix)
+		if kid, err := seal.KeyID(c.stored); err != nil || kid != "test" || bytes.Contains(c.stored, []byte(key)) {
+			t.Fatalf("stored secret %q (kid %q, %v) is not sealed with the keyring", c.stored, kid, err)
+		}
+	}
 	rcv.setSecrets(rot.JSON200.Secret, ep.Secret)
 	h.publish([]sim.Message{queued(t, tenant)})
 	eventually(t, 10*time.Second, "the delivery", func() bool { return len(rcv.requests()) == 1 })
@@ -280,5 +300,17 @@ func TestWebhookURLsAndAccessAreChecked(t *testing.T) {
 	}
 	if r, _ := h.client.GetWebhookEndpointWithResponse(ctx, ep.Id, authtest.Bearer(tok)); r.StatusCode() != http.StatusNotFound {
 		t.Errorf("a deleted endpoint: %d, want 404", r.StatusCode())
+	}
+}
+
+func TestTheServiceRefusesToStartInProductionWithoutSealingKeys(t *testing.T) {
+	var cfg Config
+	if err := config.Load(&cfg); err != nil {
+		t.Fatal(err)
+	}
+	cfg.Environment, cfg.SealKeys = config.Production, ""
+	_, err := NewService(cfg, Deps{Logger: slog.New(slog.DiscardHandler)})
+	if !errors.Is(err, seal.ErrNoKeys) {
+		t.Fatalf("err = %v, want seal.ErrNoKeys", err)
 	}
 }

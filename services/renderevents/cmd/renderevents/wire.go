@@ -15,14 +15,16 @@ import (
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
-	"github.com/videotpl/platform/services/renderevents/internal/outbound"
+	"github.com/videotpl/platform/services/renderevents/internal/sender"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 )
 
@@ -81,14 +83,11 @@ type Service struct {
 // cases, the bus consumers and the HTTP server; Run starts it.
 func NewService(cfg Config, d Deps) (*Service, error) {
 	log := d.Logger
-	box, err := domain.NewSecretBox(cfg.WebhookSecretKey)
+	ring, err := seal.Load(cfg.SealKeys, cfg.Environment.IsDevelopment(), log)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("SEAL_KEYS: %w", err)
 	}
-	if cfg.WebhookSecretKey == "" {
-		log.Warn("WEBHOOK_SECRET_KEY is not set: webhook secrets are stored unsealed (development only)")
-	}
-	policy, err := domain.NewOutboundPolicy(cfg.OutboundAllow)
+	policy, err := egress.ParseAllowList(cfg.OutboundAllow)
 	if err != nil {
 		return nil, err
 	}
@@ -97,10 +96,10 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		return nil, err
 	}
 	s := &Service{cfg: cfg, log: log, ready: make(chan struct{})}
-	s.Store = store.New(d.Pool, box)
+	s.Store = store.New(d.Pool, ring)
 	s.Hub = app.NewHub()
 	s.Writer = app.NewProgressWriter(s.Store, cfg.ProgressFlushInterval, log)
-	s.Dispatcher = app.NewDispatcher(s.Store, outbound.NewSender(policy), app.DispatcherConfig{
+	s.Dispatcher = app.NewDispatcher(s.Store, sender.New(policy), app.DispatcherConfig{
 		Retry: domain.RetryPolicy{Schedule: schedule}, DisableAfter: cfg.WebhookDisableAfter,
 		PollInterval: cfg.WebhookPollInterval, Workers: cfg.WebhookWorkers}, log)
 	s.Ingest = app.NewIngest(s.Store)
@@ -170,6 +169,23 @@ func (s *Service) readiness(ctx context.Context) error {
 	}
 }
 
+// sealLegacySecrets re-seals signing secrets stored in the clear or in the single-key format
+// with the keyring before any delivery is signed.
+func (s *Service) sealLegacySecrets(ctx context.Context) error {
+	resealed, unreadable, err := s.Store.SealLegacySecrets(ctx)
+	if err != nil {
+		return err
+	}
+	if resealed > 0 {
+		s.log.Info("re-sealed webhook signing secrets with the keyring", slog.Int("endpoints", resealed))
+	}
+	if unreadable > 0 {
+		s.log.Warn("webhook endpoints hold signing secrets that no key of SEAL_KEYS opens: add the key they were sealed with to SEAL_KEYS",
+			slog.Int("endpoints", unreadable))
+	}
+	return nil
+}
+
 // Ready is closed once both consumers consume and job notifications are heard.
 func (s *Service) Ready() <-chan struct{} { return s.ready }
 
@@ -182,6 +198,9 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 			_ = c()
 		}
 	}()
+	if err := s.sealLegacySecrets(ctx); err != nil {
+		return err
+	}
 	g, gctx := errgroup.WithContext(ctx)
 	g.Go(func() error { return s.Consumer.Run(gctx) })
 	g.Go(func() error { return s.Progress.Run(gctx) })

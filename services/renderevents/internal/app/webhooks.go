@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -13,16 +14,16 @@ import (
 // Webhooks manages tenants' webhook endpoints.
 type Webhooks struct {
 	store    domain.WebhookStore
-	policy   domain.OutboundPolicy
-	resolver domain.Resolver
+	policy   *egress.Policy
+	resolver egress.Resolver
 	now      func() time.Time
 	// OnReplay wakes the dispatcher; may be nil.
 	OnReplay func()
 }
 
 // NewWebhooks returns the webhook use cases; URLs are checked against policy, resolving
-// names with resolver.
-func NewWebhooks(store domain.WebhookStore, policy domain.OutboundPolicy, resolver domain.Resolver) *Webhooks {
+// names with resolver (every address must pass; plain http only into the allow-list).
+func NewWebhooks(store domain.WebhookStore, policy *egress.Policy, resolver egress.Resolver) *Webhooks {
 	return &Webhooks{store: store, policy: policy, resolver: resolver, now: time.Now}
 }
 
@@ -73,8 +74,8 @@ func (w *Webhooks) CreateEndpoint(ctx context.Context, actor domain.Actor, tenan
 
 func (w *Webhooks) check(ctx context.Context, in EndpointInput) error {
 	if in.URL != nil {
-		if err := w.policy.CheckURL(ctx, w.resolver, "body.url", *in.URL); err != nil {
-			return err
+		if err := w.policy.CheckURL(ctx, *in.URL, egress.URLRules{Resolver: w.resolver, HTTPSOnly: true}); err != nil {
+			return errs.InvalidFields(errs.Field("body.url", err.Error()))
 		}
 	}
 	if in.EventTypes != nil {

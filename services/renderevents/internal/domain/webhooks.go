@@ -2,8 +2,6 @@ package domain
 
 import (
 	"context"
-	"crypto/aes"
-	"crypto/cipher"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -217,68 +215,6 @@ func (p RetryPolicy) NextDelay(attempts int) (time.Duration, bool) {
 		return 0, true
 	}
 	return d/2 + mrand.N(d), true
-}
-
-// SecretBox seals signing secrets at rest with AES-256-GCM under a key from the
-// environment; with no key they are stored as they are (development only).
-type SecretBox struct {
-	aead cipher.AEAD
-}
-
-// sealedPrefix marks a sealed secret (the version of the sealing scheme).
-const sealedPrefix = "v1:"
-
-// NewSecretBox takes a base64 32-byte key, or "" for no sealing.
-func NewSecretBox(keyBase64 string) (SecretBox, error) {
-	if keyBase64 == "" {
-		return SecretBox{}, nil
-	}
-	key, err := base64.StdEncoding.DecodeString(keyBase64)
-	if err != nil || len(key) != 32 {
-		return SecretBox{}, errors.New("the webhook secret key must be base64 of 32 bytes")
-	}
-	block, err := aes.NewCipher(key)
-	if err != nil {
-		return SecretBox{}, err
-	}
-	aead, err := cipher.NewGCM(block)
-	if err != nil {
-		return SecretBox{}, err
-	}
-	return SecretBox{aead: aead}, nil
-}
-
-// Seal returns the stored form of secret.
-func (b SecretBox) Seal(secret string) ([]byte, error) {
-	if b.aead == nil {
-		return []byte(secret), nil
-	}
-	nonce := make([]byte, b.aead.NonceSize())
-	if _, err := rand.Read(nonce); err != nil {
-		return nil, err
-	}
-	out := append([]byte(sealedPrefix), nonce...)
-	return b.aead.Seal(out, nonce, []byte(secret), nil), nil
-}
-
-// Open returns the secret of its stored form.
-func (b SecretBox) Open(stored []byte) (string, error) {
-	rest, sealed := strings.CutPrefix(string(stored), sealedPrefix)
-	if !sealed {
-		return string(stored), nil
-	}
-	if b.aead == nil {
-		return "", errors.New("a sealed webhook secret needs the secret key")
-	}
-	ns := b.aead.NonceSize()
-	if len(rest) < ns {
-		return "", errors.New("sealed webhook secret is truncated")
-	}
-	plain, err := b.aead.Open(nil, []byte(rest[:ns]), []byte(rest[ns:]), nil)
-	if err != nil {
-		return "", fmt.Errorf("open webhook secret: %w", err)
-	}
-	return string(plain), nil
 }
 
 // WebhookStore keeps endpoints and deliveries. Endpoint secrets pass through it in plain

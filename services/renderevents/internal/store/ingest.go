@@ -18,6 +18,7 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -32,12 +33,12 @@ const maxNotifyIDs = 200
 type Store struct {
 	pool *pgxpool.Pool
 	q    *db.Queries
-	box  domain.SecretBox
+	ring *seal.Keyring
 }
 
-// New returns a store on pool; box seals webhook secrets at rest.
-func New(pool *pgxpool.Pool, box domain.SecretBox) *Store {
-	return &Store{pool: pool, q: db.New(pool), box: box}
+// New returns a store on pool; ring seals webhook secrets at rest, each bound to its endpoint.
+func New(pool *pgxpool.Pool, ring *seal.Keyring) *Store {
+	return &Store{pool: pool, q: db.New(pool), ring: ring}
 }
 
 // Ping reports whether the database answers (readiness).

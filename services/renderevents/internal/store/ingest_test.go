@@ -9,6 +9,7 @@ import (
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
@@ -22,7 +23,7 @@ func newStore(t *testing.T) (*store.Store, *pgxpool.Pool) { return newStoreB(t) 
 func newStoreB(t testing.TB) (*store.Store, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, bus.Migrations(), pgxdb.Migrations{Name: "renderevents", FS: migrations.FS})
-	return store.New(pool, domain.SecretBox{}), pool
+	return store.New(pool, seal.Ephemeral()), pool
 }
 
 func parse(t *testing.T, msgs []sim.Message) []domain.Event { return parseB(t, msgs) }

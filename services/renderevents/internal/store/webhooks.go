@@ -14,7 +14,7 @@ import (
 )
 
 func (s *Store) endpointFromRow(r db.WebhookEndpoint) (domain.Endpoint, error) {
-	secret, err := s.box.Open(r.Secret)
+	secret, err := s.openSecret(r.ID, r.Secret)
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
@@ -23,7 +23,7 @@ func (s *Store) endpointFromRow(r db.WebhookEndpoint) (domain.Endpoint, error) {
 		SecretRotatedAt: utc(r.SecretRotatedAt), ConsecutiveFailures: int(r.ConsecutiveFailures), CreatedAt: r.CreatedAt.UTC(),
 		UpdatedAt: r.UpdatedAt.UTC()}
 	if len(r.PreviousSecret) > 0 {
-		if ep.PreviousSecret, err = s.box.Open(r.PreviousSecret); err != nil {
+		if ep.PreviousSecret, err = s.openSecret(r.ID, r.PreviousSecret); err != nil {
 			return domain.Endpoint{}, err
 		}
 	}
@@ -42,7 +42,7 @@ func deliveryFromRow(r db.WebhookDelivery) domain.Delivery {
 
 // CreateEndpoint implements app.WebhookStore.
 func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.Endpoint, error) {
-	sealed, err := s.box.Seal(ep.Secret)
+	sealed, err := s.sealSecret(ep.ID, ep.Secret)
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
@@ -112,7 +112,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*d
 // RotateSecret implements app.WebhookStore: the current secret becomes the previous one
 // (ending an older previous one at once).
 func (s *Store) RotateSecret(ctx context.Context, id uuid.UUID, secret string, previousExpiresAt, now time.Time) (domain.Endpoint, error) {
-	sealed, err := s.box.Seal(secret)
+	sealed, err := s.sealSecret(id, secret)
 	if err != nil {
 		return domain.Endpoint{}, err
 	}

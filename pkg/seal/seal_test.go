@@ -2,9 +2,12 @@ package seal
 
 import (
 	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
+	"log/slog"
 	"strings"
 	"testing"
 )
@@ -128,5 +131,64 @@ func TestParseKeyringAcceptsURLSafeUnpaddedKeys(t *testing.T) {
 	raw, _ := key(t)
 	if _, err := ParseKeyring("k:" + base64.RawURLEncoding.EncodeToString(raw)); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestLoadRefusesProductionWithoutKeysAndNeverSealsInTheClearInDevelopment(t *testing.T) {
+	var logs strings.Builder
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	if _, err := Load("", false, log); !errors.Is(err, ErrNoKeys) {
+		t.Fatalf("production without keys: err = %v, want ErrNoKeys", err)
+	}
+	if _, err := Load("  ", false, log); !errors.Is(err, ErrNoKeys) {
+		t.Fatalf("production with blank keys: err = %v, want ErrNoKeys", err)
+	}
+
+	dev, err := Load("", true, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(logs.String(), "level=WARN") || !strings.Contains(logs.String(), "ephemeral") {
+		t.Fatalf("development without keys must warn: %q", logs.String())
+	}
+	sealed, _ := dev.Seal([]byte("whsec_plain"), "webhook:1")
+	if bytes.Contains(sealed, []byte("whsec_plain")) {
+		t.Fatal("development stored the plaintext")
+	}
+
+	_, b64 := key(t)
+	for _, development := range []bool{false, true} {
+		ring, err := Load("k1:"+b64, development, log)
+		if err != nil || ring.PrimaryID() != "k1" {
+			t.Fatalf("development=%v with keys: %v", development, err)
+		}
+	}
+	if _, err := Load("k1:short", true, log); err == nil {
+		t.Fatal("a bad keyring is refused in development too")
+	}
+}
+
+func TestOpenUnboundReadsValuesOfAPlainBoxUnderAnyKeyOfTheRing(t *testing.T) {
+	raw, b64 := key(t)
+	_, other := key(t)
+	block, _ := aes.NewCipher(raw)
+	aead, _ := cipher.NewGCM(block)
+	nonce := make([]byte, aead.NonceSize())
+	_, _ = rand.Read(nonce)
+	plain := aead.Seal(bytes.Clone(nonce), nonce, []byte("whsec_legacy"), nil)
+
+	ring, err := ParseKeyring("new:" + other + ",old:" + b64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := ring.OpenUnbound(plain); err != nil || string(got) != "whsec_legacy" {
+		t.Fatalf("OpenUnbound = %q, %v", got, err)
+	}
+	without, _ := ParseKeyring("new:" + other)
+	if _, err := without.OpenUnbound(plain); !errors.Is(err, ErrOpen) {
+		t.Fatalf("a ring without the key opened it: %v", err)
+	}
+	if _, err := ring.OpenUnbound(plain[:10]); !errors.Is(err, ErrOpen) {
+		t.Fatalf("a truncated value opened: %v", err)
 	}
 }

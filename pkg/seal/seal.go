@@ -1,17 +1,15 @@
-// Package seal encrypts secrets at rest (model keys, tool-server headers) with AES-256-GCM under
-// a keyring from the environment. The first key seals; every key opens, so keys can be rotated:
-// add a new key in front, re-seal at leisure, then drop the old one. Each sealed value carries
-// the id of its key and is bound to the record it belongs to (additional data), so a value
-// copied into another record does not open.
+// Package seal encrypts secrets at rest with AES-256-GCM under a keyring of rotating keys, each value bound to its record.
 package seal
 
 import (
+	"context"
 	"crypto/aes"
 	"crypto/cipher"
 	"crypto/rand"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 )
@@ -29,7 +27,10 @@ var ErrOpen = errors.New("seal: the value cannot be opened with the configured k
 
 var kidPattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
 
-// Keyring holds the sealing keys, the primary first.
+// Keyring holds the sealing keys, the primary first. The primary key seals; every key opens, so
+// keys rotate: put a new key in front, re-seal at leisure, then drop the old one. Each sealed
+// value carries the id of its key and is bound to the record it belongs to (additional data such
+// as "webhook:<id>"), so a value copied into another record does not open.
 type Keyring struct {
 	primary string
 	aeads   map[string]cipher.AEAD
@@ -80,6 +81,25 @@ func NewKeyring(ids []string, keys [][]byte) (*Keyring, error) {
 		}
 	}
 	return k, nil
+}
+
+// ErrNoKeys refuses to run in production without SEAL_KEYS: secrets sealed with a throwaway key
+// would not open after a restart.
+var ErrNoKeys = errors.New("seal: SEAL_KEYS is not set; production needs a keyring (kid:base64key[,...]) to seal secrets")
+
+// Load returns the keyring of spec (SEAL_KEYS). Without keys, production is refused with
+// ErrNoKeys, and development gets an ephemeral key with a loud warning on log: what it seals does
+// not open after a restart. Nothing is ever stored unsealed.
+func Load(spec string, development bool, log *slog.Logger) (*Keyring, error) {
+	if strings.TrimSpace(spec) != "" {
+		return ParseKeyring(spec)
+	}
+	if !development {
+		return nil, ErrNoKeys
+	}
+	log.LogAttrs(context.Background(), slog.LevelWarn,
+		"SEAL_KEYS is not set: sealing with an ephemeral key (development only); sealed secrets will not open after a restart")
+	return Ephemeral(), nil
 }
 
 // Ephemeral returns a keyring with one random key: what is sealed with it cannot be opened after
@@ -158,6 +178,22 @@ func (k *Keyring) Open(sealed []byte, binding string) ([]byte, error) {
 		return nil, ErrOpen
 	}
 	return pt, nil
+}
+
+// OpenUnbound opens nonce || ciphertext written by a plain AES-256-GCM box without key id or
+// binding, trying every key of the ring. It exists to move such values into Seal's format; new
+// values are always sealed bound to their record.
+func (k *Keyring) OpenUnbound(nonceAndCiphertext []byte) ([]byte, error) {
+	for _, aead := range k.aeads {
+		if len(nonceAndCiphertext) < aead.NonceSize()+aead.Overhead() {
+			return nil, ErrOpen
+		}
+		nonce, ct := nonceAndCiphertext[:aead.NonceSize()], nonceAndCiphertext[aead.NonceSize():]
+		if pt, err := aead.Open(nil, nonce, ct, nil); err == nil {
+			return pt, nil
+		}
+	}
+	return nil, ErrOpen
 }
 
 // NeedsRotation reports whether sealed was made with a key other than the primary one.

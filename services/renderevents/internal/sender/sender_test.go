@@ -1,4 +1,4 @@
-package outbound_test
+package sender_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
-	"github.com/videotpl/platform/services/renderevents/internal/domain"
-	"github.com/videotpl/platform/services/renderevents/internal/outbound"
+	"github.com/videotpl/platform/services/renderevents/internal/sender"
 )
 
 func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
@@ -22,12 +22,12 @@ func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
 	}))
 	defer srv.Close()
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
-	strict, _ := domain.NewOutboundPolicy("")
-	dev, _ := domain.NewOutboundPolicy("127.0.0.0/8")
+	strict := egress.NewPolicy()
+	dev, _ := egress.ParseAllowList("127.0.0.0/8")
 	req := app.WebhookRequest{ID: "evt_1", Timestamp: time.Unix(1700000000, 0), Signature: "v1,abc", Body: []byte(`{}`)}
 	cases := []struct {
 		name   string
-		policy domain.OutboundPolicy
+		policy *egress.Policy
 		url    string
 		ok     bool
 	}{
@@ -39,7 +39,7 @@ func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			req.URL = tc.url
-			status, err := outbound.NewSender(tc.policy).Send(context.Background(), req)
+			status, err := sender.New(tc.policy).Send(context.Background(), req)
 			if tc.ok {
 				if err != nil || status != http.StatusNoContent {
 					t.Fatalf("status %d err %v", status, err)
@@ -50,8 +50,8 @@ func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
 				}
 				return
 			}
-			if !errors.Is(err, outbound.ErrRefused) {
-				t.Fatalf("err = %v, want ErrRefused", err)
+			if !errors.Is(err, egress.ErrDenied) {
+				t.Fatalf("err = %v, want egress.ErrDenied", err)
 			}
 		})
 	}
@@ -62,8 +62,8 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	defer target.Close()
 	srv := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
 	defer srv.Close()
-	dev, _ := domain.NewOutboundPolicy("127.0.0.0/8")
-	status, err := outbound.NewSender(dev).Send(context.Background(), app.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
+	dev, _ := egress.ParseAllowList("127.0.0.0/8")
+	status, err := sender.New(dev).Send(context.Background(), app.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
 	if err != nil || status != http.StatusTemporaryRedirect {
 		t.Fatalf("status %d err %v, want the 307 itself", status, err)
 	}
