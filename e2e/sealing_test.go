@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
@@ -15,7 +16,7 @@ func TestServicesThatSealSecretsRefuseToStartInProductionWithoutAKeyring(t *test
 	for _, service := range []string{"orgboard", "renderevents"} {
 		t.Run(service, func(t *testing.T) {
 			// APP_ENV unset is production.
-			env := append([]string{"DATABASE_URL=" + dbURL, "AMQP_URL=" + amqpURL(), "HTTP_ADDR=" + freeAddr(t)},
+			env := append([]string{"DATABASE_URL=" + dbURL, "AMQP_URL=" + bustest.URL(), "HTTP_ADDR=" + freeAddr(t)},
 				issuer.Env()...)
 			p := startProcess(t, serviceBinary(t, service), env, "serve")
 			if err := p.wait(t, 30*time.Second); err == nil {
