@@ -32,11 +32,12 @@ func seed(ctx context.Context, args []string) error {
 		return err
 	}
 	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
-	a, closeDB, err := open(ctx, c, log)
+	svc, err := wire(ctx, c, log)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer svc.pool.Close()
+	a := svc.app
 	var res app.SeedResult
 	if *demo {
 		res, err = a.SeedDemo(ctx)

@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
 )
 
 // builtinProfiles are the free profiles every organization's library holds: a product owner,
@@ -75,7 +75,7 @@ You build the services behind the product.
 // how many it inserted.
 func (a *App) SeedBuiltinProfiles(ctx context.Context) (int, error) {
 	inserted := 0
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		for _, text := range builtinProfiles {
 			doc, err := agentsmd.Parse([]byte(text))
 			if err != nil {
@@ -98,5 +98,5 @@ func (a *App) SeedBuiltinProfiles(ctx context.Context) (int, error) {
 
 // CountBuiltinProfiles counts the builtin profiles (for operators and tests).
 func (a *App) CountBuiltinProfiles(ctx context.Context) (int64, error) {
-	return a.read().CountBuiltinProfiles(ctx)
+	return a.store.CountBuiltinProfiles(ctx)
 }

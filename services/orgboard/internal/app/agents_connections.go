@@ -7,21 +7,17 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/mcp"
-	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // authorizeBinding is the check of the org-level lists a Lead needs to bind things to its team's
 // agents (model connections, tool servers): ConfigureAgents at the organization, or a Lead of
 // any of its teams.
-func (a *App) authorizeBinding(ctx context.Context, s *store.Store, actor domain.Actor, org uuid.UUID) error {
+func (a *App) authorizeBinding(ctx context.Context, s domain.Store, actor domain.Actor, org uuid.UUID) error {
 	st, err := a.standing(ctx, s, actor, domain.OrgScope(org))
 	if err != nil {
 		return err
@@ -50,16 +46,6 @@ type ApiConfigInput struct {
 	APIKey         *string
 }
 
-// keyHint shows the last 4 characters of a key; a key of fewer than 8 characters shows none
-// of them ("****"), so that a hint never gives away most of a short key.
-func keyHint(key string) string {
-	if utf8.RuneCountInString(key) < 8 {
-		return "****"
-	}
-	r := []rune(key)
-	return string(r[len(r)-4:])
-}
-
 // CreateApiConfig creates a model connection (ManageApiKeys). The key is sealed, bound to the
 // connection's id.
 func (a *App) CreateApiConfig(ctx context.Context, actor domain.Actor, in ApiConfigInput) (domain.ApiConfig, error) {
@@ -72,39 +58,37 @@ func (a *App) CreateApiConfig(ctx context.Context, actor domain.Actor, in ApiCon
 	if c.Model == "" {
 		fields = append(fields, errs.Field("body.model", "must not be blank"))
 	}
-	if !modelgw.Known(c.Provider) {
+	if !domain.KnownProvider(c.Provider) {
 		fields = append(fields, errs.Field("body.provider", "is not a known provider"))
 	}
 	switch {
 	case in.Endpoint != nil && strings.TrimSpace(*in.Endpoint) != "":
 		ep := strings.TrimRight(strings.TrimSpace(*in.Endpoint), "/")
-		if c.Provider == modelgw.Stub {
+		if c.Provider == domain.ProviderStub {
 			fields = append(fields, errs.Field("body.endpoint", "the stub provider takes no endpoint"))
-		} else if err := a.agents.Outbound.CheckURL(ep); err != nil {
+		} else if err := a.urls.CheckURL(ep); err != nil {
 			fields = append(fields, errs.Field("body.endpoint", err.Error()))
 		}
 		c.Endpoint = &ep
-	case modelgw.EndpointRequired(c.Provider):
+	case domain.ProviderNeedsEndpoint(c.Provider):
 		fields = append(fields, errs.Field("body.endpoint", "is required for provider "+c.Provider))
-	case c.Provider != modelgw.Stub:
-		ep := modelgw.DefaultEndpoint(c.Provider)
+	case c.Provider != domain.ProviderStub:
+		ep := domain.DefaultEndpoint(c.Provider)
 		c.Endpoint = &ep
 	}
 	if len(fields) > 0 {
 		return domain.ApiConfig{}, errs.InvalidFields(fields...)
 	}
 	if in.APIKey != nil && *in.APIKey != "" {
-		sealer, err := a.agents.sealer()
+		sealed, err := a.sealer.Seal([]byte(*in.APIKey), apiKeyBinding(c.ID))
 		if err != nil {
 			return domain.ApiConfig{}, err
 		}
-		if c.KeySealed, err = sealer.Seal([]byte(*in.APIKey), apiKeyBinding(c.ID)); err != nil {
-			return domain.ApiConfig{}, err
-		}
-		hint := keyHint(*in.APIKey)
+		c.KeySealed = sealed
+		hint := domain.KeyHint(*in.APIKey)
 		c.KeyHint = &hint
 	}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, c.OrganizationID, domain.ManageApiKeys); err != nil {
 			return err
 		}
@@ -123,7 +107,7 @@ func (a *App) CreateApiConfig(ctx context.Context, actor domain.Actor, in ApiCon
 
 // ListApiConfigs lists an organization's model connections (to bind them to agents).
 func (a *App) ListApiConfigs(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.ApiConfig, error) {
-	s := a.read()
+	s := a.store
 	if err := a.authorizeBinding(ctx, s, actor, org); err != nil {
 		return nil, err
 	}
@@ -132,7 +116,7 @@ func (a *App) ListApiConfigs(ctx context.Context, actor domain.Actor, org uuid.U
 
 // DeleteApiConfig deletes a model connection (ManageApiKeys); Conflict while an agent uses it.
 func (a *App) DeleteApiConfig(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
-	return a.inTx(ctx, func(s *store.Store) error {
+	return a.store.InTx(ctx, func(s domain.Store) error {
 		c, err := s.GetApiConfig(ctx, id)
 		if err != nil {
 			return err
@@ -152,17 +136,13 @@ func (a *App) DeleteApiConfig(ctx context.Context, actor domain.Actor, id uuid.U
 }
 
 // connection opens a model connection's key.
-func (a *App) connection(c domain.ApiConfig) (modelgw.Connection, error) {
-	conn := modelgw.Connection{Provider: c.Provider, Model: c.Model}
+func (a *App) connection(c domain.ApiConfig) (domain.ModelConnection, error) {
+	conn := domain.ModelConnection{Provider: c.Provider, Model: c.Model}
 	if c.Endpoint != nil {
 		conn.Endpoint = *c.Endpoint
 	}
 	if c.KeySealed != nil {
-		sealer, err := a.agents.sealer()
-		if err != nil {
-			return conn, err
-		}
-		key, err := sealer.Open(c.KeySealed, apiKeyBinding(c.ID))
+		key, err := a.sealer.Open(c.KeySealed, apiKeyBinding(c.ID))
 		if err != nil {
 			return conn, fmt.Errorf("model connection %s: %w", c.ID, err)
 		}
@@ -192,12 +172,12 @@ func (a *App) CreateToolServer(ctx context.Context, actor domain.Actor, in ToolS
 	if t.Name == "" {
 		fields = append(fields, errs.Field("body.name", "must not be blank"))
 	}
-	if err := a.agents.Outbound.CheckURL(t.URL); err != nil {
+	if err := a.urls.CheckURL(t.URL); err != nil {
 		fields = append(fields, errs.Field("body.url", err.Error()))
 	}
 	seen := map[string]bool{}
 	for name, value := range in.Headers {
-		if msg := mcp.CheckHeader(name, value); msg != "" {
+		if msg := a.tools.CheckHeader(name, value); msg != "" {
 			fields = append(fields, errs.Field("body.headers."+name, msg))
 			continue
 		}
@@ -215,19 +195,15 @@ func (a *App) CreateToolServer(ctx context.Context, actor domain.Actor, in ToolS
 	}
 	slices.Sort(t.HeaderNames)
 	if len(in.Headers) > 0 {
-		sealer, err := a.agents.sealer()
-		if err != nil {
-			return domain.ToolServer{}, err
-		}
 		raw, err := json.Marshal(in.Headers)
 		if err != nil {
 			return domain.ToolServer{}, err
 		}
-		if t.HeadersSealed, err = sealer.Seal(raw, toolHeadersBinding(t.ID)); err != nil {
+		if t.HeadersSealed, err = a.sealer.Seal(raw, toolHeadersBinding(t.ID)); err != nil {
 			return domain.ToolServer{}, err
 		}
 	}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, t.OrganizationID, domain.ManageApiKeys); err != nil {
 			return err
 		}
@@ -245,7 +221,7 @@ func (a *App) CreateToolServer(ctx context.Context, actor domain.Actor, in ToolS
 
 // ListToolServers lists an organization's tool servers (to bind them to agents).
 func (a *App) ListToolServers(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.ToolServer, error) {
-	s := a.read()
+	s := a.store
 	if err := a.authorizeBinding(ctx, s, actor, org); err != nil {
 		return nil, err
 	}
@@ -254,7 +230,7 @@ func (a *App) ListToolServers(ctx context.Context, actor domain.Actor, org uuid.
 
 // DeleteToolServer deletes a tool server (ManageApiKeys) and unbinds it from every agent.
 func (a *App) DeleteToolServer(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
-	return a.inTx(ctx, func(s *store.Store) error {
+	return a.store.InTx(ctx, func(s domain.Store) error {
 		t, err := s.GetToolServer(ctx, id)
 		if err != nil {
 			return err
@@ -277,7 +253,7 @@ func (a *App) DeleteToolServer(ctx context.Context, actor domain.Actor, id uuid.
 type ToolServerTest struct {
 	ServerID  uuid.UUID
 	Reachable bool
-	Info      mcp.Info
+	Info      domain.ToolServerInfo
 	ToolNames []string
 	LatencyMS int64
 	Error     *string
@@ -287,7 +263,7 @@ type ToolServerTest struct {
 // TestToolServer runs initialize, notifications/initialized and tools/list against a server
 // (ManageApiKeys). An unreachable or failing server is an answer (Reachable false), not an error.
 func (a *App) TestToolServer(ctx context.Context, actor domain.Actor, id uuid.UUID) (ToolServerTest, error) {
-	s := a.read()
+	s := a.store
 	t, err := s.GetToolServer(ctx, id)
 	if err != nil {
 		return ToolServerTest{}, err
@@ -295,17 +271,13 @@ func (a *App) TestToolServer(ctx context.Context, actor domain.Actor, id uuid.UU
 	if _, err := a.authorize(ctx, s, actor, domain.OrgScope(t.OrganizationID), domain.ManageApiKeys, "tool server"); err != nil {
 		return ToolServerTest{}, err
 	}
-	client, err := a.agents.tools()
-	if err != nil {
-		return ToolServerTest{}, err
-	}
 	res := ToolServerTest{ServerID: t.ID, ToolNames: []string{}}
 	srv, err := a.toolServer(t)
 	start := time.Now()
 	if err == nil {
-		tctx, cancel := context.WithTimeout(ctx, a.agents.toolTestTimeout())
-		var tools []mcp.Tool
-		res.Info, tools, err = client.Probe(tctx, srv)
+		tctx, cancel := context.WithTimeout(ctx, a.limits.ToolTest)
+		var tools []domain.Tool
+		res.Info, tools, err = a.tools.Probe(tctx, srv)
 		cancel()
 		for _, tool := range tools {
 			res.ToolNames = append(res.ToolNames, tool.Name)
@@ -319,7 +291,7 @@ func (a *App) TestToolServer(ctx context.Context, actor domain.Actor, id uuid.UU
 		res.Error = &msg
 		a.log.WarnContext(ctx, "tool server test failed", "tool_server_id", t.ID, "error", msg)
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		return a.audit(ctx, s, actor, domain.Record{
 			Action: domain.ActionToolServerTested, Scope: domain.OrgScope(t.OrganizationID),
 			TargetType: domain.TargetToolServer, TargetID: t.ID,
@@ -331,16 +303,12 @@ func (a *App) TestToolServer(ctx context.Context, actor domain.Actor, id uuid.UU
 }
 
 // toolServer opens a tool server's headers.
-func (a *App) toolServer(t domain.ToolServer) (mcp.Server, error) {
-	srv := mcp.Server{URL: t.URL}
+func (a *App) toolServer(t domain.ToolServer) (domain.ToolEndpoint, error) {
+	srv := domain.ToolEndpoint{URL: t.URL}
 	if t.HeadersSealed == nil {
 		return srv, nil
 	}
-	sealer, err := a.agents.sealer()
-	if err != nil {
-		return srv, err
-	}
-	raw, err := sealer.Open(t.HeadersSealed, toolHeadersBinding(t.ID))
+	raw, err := a.sealer.Open(t.HeadersSealed, toolHeadersBinding(t.ID))
 	if err != nil {
 		return srv, fmt.Errorf("the tool server's headers cannot be opened (was the sealing key rotated away?): %w", err)
 	}

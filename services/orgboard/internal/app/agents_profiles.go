@@ -8,9 +8,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
 )
 
 // profileFrom makes a profile of a parsed AGENTS.md.
@@ -32,7 +31,7 @@ func profileAudit(p domain.AgentProfile) map[string]any {
 // Authored, status Draft, visibility Private (ConfigureAgents at the organization).
 func (a *App) UploadAgentProfile(ctx context.Context, actor domain.Actor, org uuid.UUID, content []byte) (domain.AgentProfile, error) {
 	// An outsider learns nothing, not even whether the file is valid.
-	if _, err := a.authorizeOrg(ctx, a.read(), actor, org, domain.ConfigureAgents); err != nil {
+	if _, err := a.authorizeOrg(ctx, a.store, actor, org, domain.ConfigureAgents); err != nil {
 		return domain.AgentProfile{}, err
 	}
 	doc, err := agentsmd.Parse(content)
@@ -43,7 +42,7 @@ func (a *App) UploadAgentProfile(ctx context.Context, actor domain.Actor, org uu
 	now := a.now()
 	p.ID, p.OrganizationID, p.Origin, p.Visibility, p.Status = a.newID(), &org, domain.OriginAuthored, domain.VisibilityPrivate, domain.ProfileDraft
 	p.CreatedAt, p.UpdatedAt = now, now
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ConfigureAgents); err != nil {
 			return err
 		}
@@ -61,7 +60,7 @@ func (a *App) UploadAgentProfile(ctx context.Context, actor domain.Actor, org uu
 // ListAgentProfiles returns the resolvable winner of each key of the organization's library
 // (its profiles and the builtins), in key order (ViewBoard).
 func (a *App) ListAgentProfiles(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.AgentProfile, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -75,7 +74,7 @@ func (a *App) ListAgentProfiles(ctx context.Context, actor domain.Actor, org uui
 // ListAgentProfileVersions lists every profile of a key in the organization's library, the
 // winner first (ViewBoard).
 func (a *App) ListAgentProfileVersions(ctx context.Context, actor domain.Actor, org uuid.UUID, key string) ([]domain.AgentProfile, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -96,7 +95,7 @@ type MarketplacePage struct {
 // ListMarketplace lists the Public profiles of every organization, newest published first,
 // each flagged when the browsing organization's library holds its key and version (ViewBoard).
 func (a *App) ListMarketplace(ctx context.Context, actor domain.Actor, org uuid.UUID, q string, page, size int) (MarketplacePage, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return MarketplacePage{}, err
 	}
@@ -115,7 +114,7 @@ var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // visibleProfile loads a profile the caller may see: one of its organizations', a builtin, or a
 // Public one; anything else is 404.
-func (a *App) visibleProfile(ctx context.Context, s *store.Store, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
+func (a *App) visibleProfile(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
 	if err := actor.RequireKnown(); err != nil {
 		return domain.AgentProfile{}, err
 	}
@@ -134,13 +133,13 @@ func (a *App) visibleProfile(ctx context.Context, s *store.Store, actor domain.A
 
 // GetAgentProfile reads a visible profile.
 func (a *App) GetAgentProfile(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
-	return a.visibleProfile(ctx, a.read(), actor, id)
+	return a.visibleProfile(ctx, a.store, actor, id)
 }
 
 // ownProfileForUpdate locks a profile of an organization for a ConfigureAgents change. A
 // builtin answers Conflict (it belongs to no organization and cannot change); a profile of an
 // organization the caller is not a member of answers 404.
-func (a *App) ownProfileForUpdate(ctx context.Context, s *store.Store, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
+func (a *App) ownProfileForUpdate(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
 	if err := actor.RequireKnown(); err != nil {
 		return domain.AgentProfile{}, err
 	}
@@ -167,7 +166,7 @@ func (a *App) PublishAgentProfile(ctx context.Context, actor domain.Actor, id uu
 		return domain.AgentProfile{}, errs.InvalidFields(errs.Field("body.visibility", "must be Private or Public"))
 	}
 	var p domain.AgentProfile
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if p, err = a.ownProfileForUpdate(ctx, s, actor, id); err != nil {
 			return err
@@ -196,7 +195,7 @@ func (a *App) PublishAgentProfile(ctx context.Context, actor domain.Actor, id uu
 // marketplace; copies installed elsewhere stay (ConfigureAgents).
 func (a *App) UnpublishAgentProfile(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentProfile, error) {
 	var p domain.AgentProfile
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if p, err = a.ownProfileForUpdate(ctx, s, actor, id); err != nil {
 			return err
@@ -240,7 +239,7 @@ func (a *App) ForkAgentProfile(ctx context.Context, actor domain.Actor, id uuid.
 		return domain.AgentProfile{}, errs.InvalidFields(fields...)
 	}
 	var fork domain.AgentProfile
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, in.OrganizationID, domain.ConfigureAgents); err != nil {
 			return err
 		}
@@ -279,7 +278,7 @@ func (a *App) ForkAgentProfile(ctx context.Context, actor domain.Actor, id uuid.
 // library is a Conflict and nothing is overwritten (ConfigureAgents).
 func (a *App) InstallAgentProfile(ctx context.Context, actor domain.Actor, id, org uuid.UUID) (domain.AgentProfile, error) {
 	var copyOf domain.AgentProfile
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ConfigureAgents); err != nil {
 			return err
 		}

@@ -11,10 +11,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/editdistance"
-	"github.com/videotpl/platform/services/orgboard/internal/mcp"
-	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/editdistance"
 )
 
 // UpstreamError is a model connection or tool server that failed, was unreachable or exceeded
@@ -40,7 +37,7 @@ func IsUpstream(err error) (*UpstreamError, bool) {
 // prepared (ManageWork at the item's team). Tool discovery on the agent's bound servers is best
 // effort: a server that fails is recorded in the trace and skipped.
 func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, taskID uuid.UUID) (domain.AgentRun, error) {
-	s := a.read()
+	s := a.store
 	item, err := s.GetWorkItem(ctx, taskID)
 	if err != nil {
 		return domain.AgentRun{}, err
@@ -76,7 +73,7 @@ func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, 
 	if err != nil {
 		return domain.AgentRun{}, err
 	}
-	var discovered []discoveredServer
+	var discovered []domain.DiscoveredServer
 	for _, srv := range servers {
 		id := srv.ID
 		tools, err := a.discover(ctx, srv)
@@ -86,17 +83,17 @@ func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, 
 			continue
 		}
 		step("tool_discovery", true, fmt.Sprintf("%s: %d tools", srv.Name, len(tools)), &id)
-		discovered = append(discovered, discoveredServer{Name: srv.Name, Tools: tools})
+		discovered = append(discovered, domain.DiscoveredServer{Name: srv.Name, Tools: tools})
 	}
-	catalog := toolCatalog(discovered)
-	run.Sections, run.Prompt = assemblePrompt(identity, agent.Persona, catalog, item)
+	catalog := domain.ToolCatalog(discovered)
+	run.Sections, run.Prompt = domain.AssemblePrompt(identity, agent.Persona, catalog, item)
 	headings := make([]string, len(run.Sections))
 	for i, sec := range run.Sections {
 		headings[i] = sec.Heading
 	}
 	step("prompt_assembled", true, fmt.Sprintf("%d sections %v, %d characters", len(run.Sections), headings, utf8.RuneCountInString(run.Prompt)), nil)
 
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		if err := s.InsertAgentRun(ctx, run); err != nil {
 			return err
 		}
@@ -111,7 +108,7 @@ func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, 
 
 // productIdentity is the current identity text of the team's product ("" when the team has no
 // product or the identity was never set) and a trace detail.
-func (a *App) productIdentity(ctx context.Context, s *store.Store, teamID uuid.UUID) (string, string, error) {
+func (a *App) productIdentity(ctx context.Context, s domain.Store, teamID uuid.UUID) (string, string, error) {
 	team, err := s.GetTeam(ctx, teamID)
 	if err != nil {
 		return "", "", err
@@ -134,30 +131,19 @@ func (a *App) productIdentity(ctx context.Context, s *store.Store, teamID uuid.U
 }
 
 // discover lists the tools of one server within the discovery time limit.
-func (a *App) discover(ctx context.Context, t domain.ToolServer) ([]discoveredTool, error) {
-	client, err := a.agents.tools()
-	if err != nil {
-		return nil, err
-	}
+func (a *App) discover(ctx context.Context, t domain.ToolServer) ([]domain.Tool, error) {
 	srv, err := a.toolServer(t)
 	if err != nil {
 		return nil, err
 	}
-	dctx, cancel := context.WithTimeout(ctx, a.agents.discoveryTimeout())
+	dctx, cancel := context.WithTimeout(ctx, a.limits.Discovery)
 	defer cancel()
-	_, tools, err := client.Probe(dctx, srv)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]discoveredTool, len(tools))
-	for i, t := range tools {
-		out[i] = discoveredTool{Name: t.Name, Title: t.Title, Description: t.Description, ReadOnly: t.ReadOnly}
-	}
-	return out, nil
+	_, tools, err := a.tools.Probe(dctx, srv)
+	return tools, err
 }
 
 // run loads a run and checks p on its team.
-func (a *App) run(ctx context.Context, s *store.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.AgentRun, error) {
+func (a *App) run(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.AgentRun, error) {
 	r, err := s.GetAgentRun(ctx, id)
 	if err != nil {
 		return r, err
@@ -168,12 +154,12 @@ func (a *App) run(ctx context.Context, s *store.Store, actor domain.Actor, id uu
 
 // GetAgentRun reads a run (ViewBoard at its team).
 func (a *App) GetAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
-	return a.run(ctx, a.read(), actor, id, domain.ViewBoard)
+	return a.run(ctx, a.store, actor, id, domain.ViewBoard)
 }
 
 // ListAgentRuns lists the runs of a work item, newest first (ViewBoard at its team).
 func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid.UUID) ([]domain.AgentRun, error) {
-	s := a.read()
+	s := a.store
 	item, err := s.GetWorkItem(ctx, taskID)
 	if err != nil {
 		return nil, err
@@ -189,7 +175,7 @@ func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid
 // connection answers the run becomes failed and the error is an UpstreamError. No model-driven
 // tool loop is run.
 func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
-	s := a.read()
+	s := a.store
 	run, err := a.run(ctx, s, actor, id, domain.ManageWork)
 	if err != nil {
 		return run, err
@@ -197,28 +183,24 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if run.Status != domain.RunPrepared {
 		return run, errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", run.Status)
 	}
-	models, err := a.agents.models()
-	if err != nil {
-		return run, err
-	}
 	agent, err := s.GetAgent(ctx, run.AgentID)
 	if err != nil {
 		return run, err
 	}
-	messages := []modelgw.Message{{Role: "system", Content: systemMessage(agent)}, {Role: "user", Content: run.Prompt}}
+	messages := []domain.ChatMessage{{Role: "system", Content: domain.SystemMessage(agent)}, {Role: "user", Content: run.Prompt}}
 	step := func(name string, ok bool, detail string) {
 		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: detail})
 	}
-	attempt := func(configID uuid.UUID) (modelgw.Result, error) {
+	attempt := func(configID uuid.UUID) (domain.ModelAnswer, error) {
 		c, err := s.GetApiConfig(ctx, configID)
 		if err != nil {
-			return modelgw.Result{}, err
+			return domain.ModelAnswer{}, err
 		}
 		conn, err := a.connection(c)
 		if err != nil {
-			return modelgw.Result{}, err
+			return domain.ModelAnswer{}, err
 		}
-		res, err := models.Complete(ctx, conn, messages)
+		res, err := a.models.Complete(ctx, conn, messages)
 		if err != nil {
 			step("model_call", false, fmt.Sprintf("%s (%s %s): %v", c.Name, c.Provider, c.Model, err))
 			return res, err
@@ -245,7 +227,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	} else {
 		run.Status, run.Draft, run.Model, run.ApiConfigID = domain.RunDrafted, &res.Text, &res.Model, &used
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		cur, err := s.GetAgentRunForUpdate(ctx, run.ID)
 		if err != nil {
 			return err
@@ -276,7 +258,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 // between the draft and it (ManageWork).
 func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID, final string) (domain.AgentRun, error) {
 	var run domain.AgentRun
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if run, err = s.GetAgentRunForUpdate(ctx, id); err != nil {
 			return err
@@ -316,7 +298,7 @@ type ToolCall struct {
 	AgentID   uuid.UUID
 	ServerID  uuid.UUID
 	Tool      string
-	Result    mcp.CallResult
+	Result    domain.ToolResult
 	LatencyMS int64
 	CalledAt  time.Time
 }
@@ -325,7 +307,7 @@ type ToolCall struct {
 // server bound to the agent if the agent's autonomy allows it, within the call time limit, and
 // audits the call with its arguments and the result size -- refused and failed calls too.
 func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uuid.UUID, in ToolCallInput) (ToolCall, error) {
-	s := a.read()
+	s := a.store
 	agent, err := s.GetAgent(ctx, agentID)
 	if err != nil {
 		return ToolCall{}, err
@@ -349,10 +331,6 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 	if err != nil {
 		return ToolCall{}, err
 	}
-	client, err := a.agents.tools()
-	if err != nil {
-		return ToolCall{}, err
-	}
 	call := ToolCall{ID: a.newID(), AgentID: agent.ID, ServerID: server.ID, Tool: in.Tool, CalledAt: a.now()}
 	if in.Arguments == nil {
 		in.Arguments = map[string]any{}
@@ -363,7 +341,7 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 		for k, v := range extra {
 			after[k] = v
 		}
-		return a.inTx(ctx, func(s *store.Store) error {
+		return a.store.InTx(ctx, func(s domain.Store) error {
 			return a.audit(ctx, s, actor, domain.Record{Action: domain.ActionToolCalled, Scope: agent.Scope(),
 				TargetType: domain.TargetToolCall, TargetID: call.ID, After: after})
 		})
@@ -389,10 +367,10 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 	if err != nil {
 		return fail(err)
 	}
-	cctx, cancel := context.WithTimeout(ctx, a.agents.toolCallTimeout())
+	cctx, cancel := context.WithTimeout(ctx, a.limits.ToolCall)
 	defer cancel()
 	start := time.Now()
-	session, err := client.Open(cctx, srv)
+	session, err := a.tools.Open(cctx, srv)
 	if err != nil {
 		return fail(err)
 	}
@@ -401,7 +379,7 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 	if err != nil {
 		return fail(err)
 	}
-	var tool *mcp.Tool
+	var tool *domain.Tool
 	for i := range tools {
 		if tools[i].Name == in.Tool {
 			tool = &tools[i]

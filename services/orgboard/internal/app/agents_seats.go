@@ -3,15 +3,13 @@ package app
 import (
 	"context"
 	"strings"
-	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
 )
 
 // AgentInput is the complete configuration of a seat's agent; nil fields take their defaults
@@ -27,26 +25,6 @@ type AgentInput struct {
 	Persona             *string
 	McpServerIDs        *[]uuid.UUID
 	ProfileID           *uuid.UUID
-}
-
-// monogramOf is the initials of up to three words of name, upper-cased.
-func monogramOf(name string) string {
-	var b strings.Builder
-	n := 0
-	for _, word := range strings.Fields(name) {
-		r, _ := utf8.DecodeRuneInString(word)
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			b.WriteRune(unicode.ToUpper(r))
-			if n++; n == 3 {
-				break
-			}
-		}
-	}
-	if n == 0 {
-		r, _ := utf8.DecodeRuneInString(strings.TrimSpace(name))
-		return string(unicode.ToUpper(r))
-	}
-	return b.String()
 }
 
 // ConfigureSeatAgent configures the agent of a seat (ConfigureAgents at [team, org]): a seat
@@ -71,7 +49,7 @@ func (a *App) ConfigureSeatAgent(ctx context.Context, actor domain.Actor, seatID
 	if len(fields) > 0 {
 		return ag, false, errs.InvalidFields(fields...)
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		seat, err := s.GetSeatForUpdate(ctx, seatID)
 		if err != nil {
 			return err
@@ -88,7 +66,7 @@ func (a *App) ConfigureSeatAgent(ctx context.Context, actor domain.Actor, seatID
 		}
 		now := a.now()
 		ag = domain.Agent{
-			OrganizationID: org, TeamID: seat.TeamID, SeatID: seat.ID, Name: name, Monogram: monogramOf(name),
+			OrganizationID: org, TeamID: seat.TeamID, SeatID: seat.ID, Name: name, Monogram: domain.Monogram(name),
 			Autonomy: domain.AutonomySuggest, ApiConfigID: in.ApiConfigID, FallbackApiConfigID: in.FallbackApiConfigID,
 			SkillKeys: []string{}, Docs: []string{}, McpServerIDs: []uuid.UUID{}, ProfileID: in.ProfileID, UpdatedAt: now,
 		}
@@ -147,7 +125,7 @@ func (a *App) ConfigureSeatAgent(ctx context.Context, actor domain.Actor, seatID
 }
 
 // checkAgentReferences refuses model connections and tool servers outside the organization.
-func (a *App) checkAgentReferences(ctx context.Context, s *store.Store, org uuid.UUID, in AgentInput) error {
+func (a *App) checkAgentReferences(ctx context.Context, s domain.Store, org uuid.UUID, in AgentInput) error {
 	var fields []errs.FieldError
 	refs := []struct {
 		field string
@@ -190,7 +168,7 @@ func agentAudit(ag domain.Agent) map[string]any {
 
 // GetSeatAgent reads the agent of a seat (ViewBoard at [team, org]).
 func (a *App) GetSeatAgent(ctx context.Context, actor domain.Actor, seatID uuid.UUID) (domain.Agent, error) {
-	s := a.read()
+	s := a.store
 	seat, err := s.GetSeat(ctx, seatID)
 	if err != nil {
 		return domain.Agent{}, err

@@ -4,7 +4,9 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -14,13 +16,34 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/outbound"
+	"github.com/videotpl/platform/services/orgboard/internal/seal"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
+	"github.com/videotpl/platform/services/orgboard/internal/store/modelgw"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
 func newApp(t *testing.T) (*app.App, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
-	return app.New(pool, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), pool
+	policy, err := outbound.ParseAllow("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport := policy.Transport()
+	t.Cleanup(transport.CloseIdleConnections)
+	a := app.New(app.Deps{
+		Store:  store.New(pool),
+		Sealer: seal.Ephemeral(),
+		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
+		Tools:  mcp.New(transport, "orgboard-test", "0"),
+		URLs:   policy,
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Clock:  time.Now,
+	})
+	return a, pool
 }
 
 func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {

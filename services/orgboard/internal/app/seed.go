@@ -9,7 +9,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // The users of the demo data; `orgboard token --sub <id>` mints their tokens.
@@ -198,7 +197,7 @@ func (a *App) SeedBench(ctx context.Context, owner, memberID uuid.UUID, teams, i
 			Status: domain.StatusInProgress, CreatedBy: owner, CreatedAt: at, UpdatedAt: at,
 		})
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		_, err := s.CopyWorkItems(ctx, batch)
 		return err
 	})

@@ -8,7 +8,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // WorkItemInput is a new work item.
@@ -29,7 +28,7 @@ func (a *App) CreateWorkItem(ctx context.Context, actor domain.Actor, in WorkIte
 		return domain.WorkItem{}, errs.InvalidFields(errs.Field("body.title", "must not be blank"))
 	}
 	var w domain.WorkItem
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		t, _, err := a.team(ctx, s, actor, in.TeamID, domain.ManageWork)
 		if err != nil {
 			return err
@@ -61,7 +60,7 @@ func (a *App) CreateWorkItem(ctx context.Context, actor domain.Actor, in WorkIte
 
 // GetWorkItem reads a work item.
 func (a *App) GetWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.WorkItem, error) {
-	s := a.read()
+	s := a.store
 	w, err := s.GetWorkItem(ctx, id)
 	if err != nil {
 		return domain.WorkItem{}, err
@@ -72,7 +71,7 @@ func (a *App) GetWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID)
 
 // Board returns a team's work items in the four columns (three queries, whatever the size).
 func (a *App) Board(ctx context.Context, actor domain.Actor, team uuid.UUID) (domain.Board, error) {
-	s := a.read()
+	s := a.store
 	if _, _, err := a.team(ctx, s, actor, team, domain.ViewBoard); err != nil {
 		return domain.Board{}, err
 	}
@@ -87,7 +86,7 @@ func (a *App) Board(ctx context.Context, actor domain.Actor, team uuid.UUID) (do
 // a forbidden move is a Conflict, a move to the current status changes and audits nothing.
 func (a *App) MoveWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID, to domain.Status) (domain.WorkItem, error) {
 	var w domain.WorkItem
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if w, err = s.GetWorkItemForUpdate(ctx, id); err != nil {
 			return err
@@ -117,7 +116,7 @@ func (a *App) MoveWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID
 // or unassigns it (nil) (ManageWork). Anything else is a 400.
 func (a *App) AssignWorkItem(ctx context.Context, actor domain.Actor, id uuid.UUID, to *domain.Assignee) (domain.WorkItem, error) {
 	var w domain.WorkItem
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if w, err = s.GetWorkItemForUpdate(ctx, id); err != nil {
 			return err
@@ -142,7 +141,7 @@ func (a *App) AssignWorkItem(ctx context.Context, actor domain.Actor, id uuid.UU
 	return w, err
 }
 
-func checkAssignee(ctx context.Context, s *store.Store, w domain.WorkItem, to *domain.Assignee) error {
+func checkAssignee(ctx context.Context, s domain.Store, w domain.WorkItem, to *domain.Assignee) error {
 	if to == nil {
 		return nil
 	}
@@ -180,5 +179,5 @@ func (a *App) Cartable(ctx context.Context, actor domain.Actor, org *uuid.UUID, 
 	if err := actor.RequireUser(); err != nil {
 		return nil, err
 	}
-	return a.read().ListCartable(ctx, actor.UserID, org, includeDone)
+	return a.store.ListCartable(ctx, actor.UserID, org, includeDone)
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -122,4 +123,19 @@ func NewBoard(team uuid.UUID, items []WorkItem) Board {
 		}
 	}
 	return b
+}
+
+// WorkItemStore keeps work items.
+type WorkItemStore interface {
+	InsertWorkItem(ctx context.Context, w WorkItem) error
+	GetWorkItem(ctx context.Context, id uuid.UUID) (WorkItem, error)
+	GetWorkItemForUpdate(ctx context.Context, id uuid.UUID) (WorkItem, error)
+	// ListBoardItems lists a team's items in display order.
+	ListBoardItems(ctx context.Context, team uuid.UUID) ([]WorkItem, error)
+	SetWorkItemStatus(ctx context.Context, id uuid.UUID, status Status, at time.Time) error
+	SetWorkItemAssignee(ctx context.Context, id uuid.UUID, a *Assignee, at time.Time) error
+	// ListCartable lists the items assigned to the user, of one organization or of all.
+	ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]WorkItem, error)
+	// CopyWorkItems bulk-inserts items (benchmark data) and returns how many it wrote.
+	CopyWorkItems(ctx context.Context, items []WorkItem) (int64, error)
 }

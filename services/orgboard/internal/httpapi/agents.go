@@ -12,9 +12,9 @@ import (
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
-	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
 )
 
 // agentsAPI implements the operations about agents, agent profiles, model connections, tool

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -24,13 +23,10 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
-	"github.com/videotpl/platform/services/orgboard/internal/editdistance"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/editdistance"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
-	"github.com/videotpl/platform/services/orgboard/internal/mcp"
-	"github.com/videotpl/platform/services/orgboard/internal/mcp/mcptest"
-	"github.com/videotpl/platform/services/orgboard/internal/modelgw"
 	"github.com/videotpl/platform/services/orgboard/internal/outbound"
-	"github.com/videotpl/platform/services/orgboard/internal/seal"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp/mcptest"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
@@ -95,17 +91,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	transport := allowLoopback.Transport()
-	t.Cleanup(transport.CloseIdleConnections)
-	deps := app.AgentDeps{
-		Sealer:           seal.Ephemeral(),
-		Models:           modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
-		Tools:            mcp.New(transport, "orgboard-test", "0"),
-		Outbound:         allowLoopback,
-		ToolTestTimeout:  10 * time.Second,
-		DiscoveryTimeout: 10 * time.Second,
-	}
-	a := app.New(pool, app.Options{Logger: log, Agents: deps})
+	a := newApp(t, pool, log, allowLoopback)
 	if _, err := a.SeedBuiltinProfiles(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +99,7 @@ func newAgentsEnv(t *testing.T) *agentsEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log})
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Ready: pool.Ping})
 	if err != nil {
 		t.Fatal(err)
 	}

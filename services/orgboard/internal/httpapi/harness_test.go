@@ -20,6 +20,11 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
+	"github.com/videotpl/platform/services/orgboard/internal/outbound"
+	"github.com/videotpl/platform/services/orgboard/internal/seal"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
+	"github.com/videotpl/platform/services/orgboard/internal/store/modelgw"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
@@ -45,7 +50,11 @@ func newEnv(t *testing.T) *env {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := app.New(pool, app.Options{Logger: quiet})
+	denyInternal, err := outbound.ParseAllow("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newApp(t, pool, quiet, denyInternal)
 	authn, err := auth.NewAuthenticator(auth.Config{
 		Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret,
 		ServiceTokens: []auth.ServiceToken{
@@ -56,7 +65,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet})
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet, Ready: pool.Ping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,6 +79,24 @@ func newEnv(t *testing.T) *env {
 		t.Fatal(err)
 	}
 	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+}
+
+// newApp builds the application on pool with real adapters; policy decides which addresses
+// tool servers and model connections may have.
+func newApp(t *testing.T, pool *pgxpool.Pool, log *slog.Logger, policy outbound.Policy) *app.App {
+	t.Helper()
+	transport := policy.Transport()
+	t.Cleanup(transport.CloseIdleConnections)
+	return app.New(app.Deps{
+		Store:  store.New(pool),
+		Sealer: seal.Ephemeral(),
+		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
+		Tools:  mcp.New(transport, "orgboard-test", "0"),
+		URLs:   policy,
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Logger: log,
+		Clock:  time.Now,
+	})
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.

@@ -13,8 +13,9 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/videotpl/platform/services/orgboard/internal/mcp/mcptest"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/outbound"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp/mcptest"
 )
 
 type shoutIn struct {
@@ -63,7 +64,7 @@ func TestClientSpeaksToASessionLessServerAnsweringJSON(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 
-	s, err := c.Open(ctx, Server{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
+	s, err := c.Connect(ctx, domain.ToolEndpoint{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
 	if err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -94,7 +95,7 @@ func TestClientSpeaksToASessionfulGoServer(t *testing.T) {
 	c := New(http.DefaultTransport, "orgboard-test", "0")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, tools, err := c.Probe(ctx, Server{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
+	_, tools, err := c.Probe(ctx, domain.ToolEndpoint{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
 	if err != nil || len(tools) != 1 {
 		t.Fatalf("tools = %+v, %v", tools, err)
 	}
@@ -106,7 +107,7 @@ func TestFailuresAreGracefulAndNameNoHeaderValue(t *testing.T) {
 	srv, _ := goServer(t, true)
 
 	t.Run("wrong credentials", func(t *testing.T) {
-		_, _, err := New(nil, "t", "0").Probe(ctx, Server{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "wrong-secret-value"}})
+		_, _, err := New(nil, "t", "0").Probe(ctx, domain.ToolEndpoint{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "wrong-secret-value"}})
 		var me *Error
 		if !errors.As(err, &me) || strings.Contains(err.Error(), "wrong-secret-value") {
 			t.Fatalf("err = %v", err)
@@ -115,14 +116,14 @@ func TestFailuresAreGracefulAndNameNoHeaderValue(t *testing.T) {
 	t.Run("nothing listens", func(t *testing.T) {
 		url := "http://127.0.0.1:" + strconv.Itoa(mcptest.FreePort(t)) + "/mcp"
 		start := time.Now()
-		_, _, err := New(nil, "t", "0").Probe(ctx, Server{URL: url})
+		_, _, err := New(nil, "t", "0").Probe(ctx, domain.ToolEndpoint{URL: url})
 		if err == nil || time.Since(start) > 5*time.Second {
 			t.Fatalf("err = %v after %v", err, time.Since(start))
 		}
 	})
 	t.Run("denied by the outbound policy", func(t *testing.T) {
 		var deny outbound.Policy
-		_, _, err := New(deny.Transport(), "t", "0").Probe(ctx, Server{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
+		_, _, err := New(deny.Transport(), "t", "0").Probe(ctx, domain.ToolEndpoint{URL: srv.URL, Headers: map[string]string{"X-Api-Key": "k-123"}})
 		if !outbound.IsDenied(err) {
 			t.Fatalf("err = %v, want an outbound denial", err)
 		}
@@ -138,7 +139,7 @@ func TestFailuresAreGracefulAndNameNoHeaderValue(t *testing.T) {
 		defer hang.Close()
 		short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 		defer cancel()
-		_, _, err := New(nil, "t", "0").Probe(short, Server{URL: hang.URL})
+		_, _, err := New(nil, "t", "0").Probe(short, domain.ToolEndpoint{URL: hang.URL})
 		if err == nil || !strings.Contains(err.Error(), "in time") {
 			t.Fatalf("err = %v", err)
 		}

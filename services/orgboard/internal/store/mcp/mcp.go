@@ -13,7 +13,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"net/http"
 	"net/textproto"
 	"regexp"
@@ -21,49 +20,9 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
-
-// Server is a tool server to talk to: its streamable HTTP endpoint and the headers (opened
-// secrets) to send with every request.
-type Server struct {
-	URL     string
-	Headers map[string]string
-}
-
-// Info is what the server said about itself when the session began.
-type Info struct {
-	ProtocolVersion string
-	ServerName      string
-	ServerVersion   string
-}
-
-// Tool is a tool the server offers.
-type Tool struct {
-	Name        string
-	Title       string
-	Description string
-	// ReadOnly is the server's readOnlyHint annotation.
-	ReadOnly    bool
-	InputSchema json.RawMessage
-}
-
-// Content is one content block of a tool result.
-type Content struct {
-	Type     string // text, image, audio, resource_link, resource
-	Text     string
-	MimeType string
-	Data     string // base64 data of image or audio content
-	URI      string
-}
-
-// CallResult is the outcome of tools/call.
-type CallResult struct {
-	IsError    bool
-	Content    []Content
-	Structured map[string]any
-	// Size is the size in bytes of the result as JSON.
-	Size int64
-}
 
 // Client opens sessions with tool servers.
 type Client struct {
@@ -84,11 +43,11 @@ func New(base http.RoundTripper, name, version string) *Client {
 // Session is an open MCP session with one server.
 type Session struct {
 	cs   *sdk.ClientSession
-	info Info
+	info domain.ToolServerInfo
 }
 
-// Open begins a session: discovery or initialize (and notifications/initialized). Close it.
-func (c *Client) Open(ctx context.Context, srv Server) (*Session, error) {
+// Connect begins a session: discovery or initialize (and notifications/initialized). Close it.
+func (c *Client) Connect(ctx context.Context, srv domain.ToolEndpoint) (*Session, error) {
 	transport := &sdk.StreamableClientTransport{
 		Endpoint: srv.URL,
 		// The SDK may finish an exchange on a context of its own; the client's timeout makes sure
@@ -126,7 +85,7 @@ func requestLimit(ctx context.Context) time.Duration {
 }
 
 // Info is what the server said about itself.
-func (s *Session) Info() Info { return s.info }
+func (s *Session) Info() domain.ToolServerInfo { return s.info }
 
 // Close ends the session (a DELETE when the server gave a session id).
 func (s *Session) Close() error { return s.cs.Close() }
@@ -135,13 +94,13 @@ func (s *Session) Close() error { return s.cs.Close() }
 const maxTools = 1000
 
 // Tools lists every tool (following pagination).
-func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
-	var out []Tool
+func (s *Session) Tools(ctx context.Context) ([]domain.Tool, error) {
+	var out []domain.Tool
 	for t, err := range s.cs.Tools(ctx, nil) {
 		if err != nil {
-			return nil, describe(ctx, "tools/list", err, Server{})
+			return nil, describe(ctx, "tools/list", err, domain.ToolEndpoint{})
 		}
-		tool := Tool{Name: t.Name, Title: t.Title, Description: t.Description}
+		tool := domain.Tool{Name: t.Name, Title: t.Title, Description: t.Description}
 		if t.Annotations != nil {
 			tool.ReadOnly = t.Annotations.ReadOnlyHint
 			if tool.Title == "" {
@@ -162,15 +121,15 @@ func (s *Session) Tools(ctx context.Context) ([]Tool, error) {
 }
 
 // Call runs tools/call. A tool that reports an error is a result with IsError, not an error.
-func (s *Session) Call(ctx context.Context, name string, args map[string]any) (CallResult, error) {
+func (s *Session) Call(ctx context.Context, name string, args map[string]any) (domain.ToolResult, error) {
 	if args == nil {
 		args = map[string]any{}
 	}
 	res, err := s.cs.CallTool(ctx, &sdk.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
-		return CallResult{}, describe(ctx, "tools/call", err, Server{})
+		return domain.ToolResult{}, describe(ctx, "tools/call", err, domain.ToolEndpoint{})
 	}
-	out := CallResult{IsError: res.IsError, Content: make([]Content, 0, len(res.Content))}
+	out := domain.ToolResult{IsError: res.IsError, Content: make([]domain.ToolContent, 0, len(res.Content))}
 	for _, c := range res.Content {
 		out.Content = append(out.Content, content(c))
 	}
@@ -188,18 +147,18 @@ func (s *Session) Call(ctx context.Context, name string, args map[string]any) (C
 	return out, nil
 }
 
-func content(c sdk.Content) Content {
+func content(c sdk.Content) domain.ToolContent {
 	switch v := c.(type) {
 	case *sdk.TextContent:
-		return Content{Type: "text", Text: v.Text}
+		return domain.ToolContent{Type: "text", Text: v.Text}
 	case *sdk.ImageContent:
-		return Content{Type: "image", MimeType: v.MIMEType, Data: base64.StdEncoding.EncodeToString(v.Data)}
+		return domain.ToolContent{Type: "image", MimeType: v.MIMEType, Data: base64.StdEncoding.EncodeToString(v.Data)}
 	case *sdk.AudioContent:
-		return Content{Type: "audio", MimeType: v.MIMEType, Data: base64.StdEncoding.EncodeToString(v.Data)}
+		return domain.ToolContent{Type: "audio", MimeType: v.MIMEType, Data: base64.StdEncoding.EncodeToString(v.Data)}
 	case *sdk.ResourceLink:
-		return Content{Type: "resource_link", URI: v.URI, MimeType: v.MIMEType, Text: v.Name}
+		return domain.ToolContent{Type: "resource_link", URI: v.URI, MimeType: v.MIMEType, Text: v.Name}
 	case *sdk.EmbeddedResource:
-		out := Content{Type: "resource"}
+		out := domain.ToolContent{Type: "resource"}
 		if r := v.Resource; r != nil {
 			out.URI, out.MimeType, out.Text = r.URI, r.MIMEType, r.Text
 			if len(r.Blob) > 0 {
@@ -213,15 +172,29 @@ func content(c sdk.Content) Content {
 		Type string `json:"type"`
 	}
 	_ = json.Unmarshal(raw, &probe)
-	return Content{Type: probe.Type}
+	return domain.ToolContent{Type: probe.Type}
 }
+
+// Open begins a session with srv; the caller closes it.
+func (c *Client) Open(ctx context.Context, srv domain.ToolEndpoint) (domain.ToolSession, error) {
+	s, err := c.Connect(ctx, srv)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// CheckHeader reports why a configured header cannot be sent ("" when it can).
+func (c *Client) CheckHeader(name, value string) string { return CheckHeader(name, value) }
+
+var _ domain.ToolClient = (*Client)(nil)
 
 // Probe opens a session, lists the tools and closes it: the connectivity test and the discovery
 // of a prepared run.
-func (c *Client) Probe(ctx context.Context, srv Server) (Info, []Tool, error) {
-	s, err := c.Open(ctx, srv)
+func (c *Client) Probe(ctx context.Context, srv domain.ToolEndpoint) (domain.ToolServerInfo, []domain.Tool, error) {
+	s, err := c.Connect(ctx, srv)
 	if err != nil {
-		return Info{}, nil, err
+		return domain.ToolServerInfo{}, nil, err
 	}
 	defer s.Close()
 	tools, err := s.Tools(ctx)
@@ -241,7 +214,7 @@ func (e *Error) Error() string { return e.Op + ": " + e.Reason }
 func (e *Error) Unwrap() error { return e.err }
 
 // describe turns an SDK or transport error into an Error whose text names no header value.
-func describe(ctx context.Context, op string, err error, srv Server) error {
+func describe(ctx context.Context, op string, err error, srv domain.ToolEndpoint) error {
 	reason := err.Error()
 	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		reason = "the tool server did not answer in time"
@@ -298,9 +271,4 @@ func CheckHeader(name, value string) string {
 		return "has a value with a line break"
 	}
 	return ""
-}
-
-// String never prints header values.
-func (s Server) String() string {
-	return fmt.Sprintf("mcp server %s (%d headers)", s.URL, len(s.Headers))
 }

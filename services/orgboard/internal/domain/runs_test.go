@@ -1,10 +1,8 @@
-package app
+package domain
 
 import (
 	"strings"
 	"testing"
-
-	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 func TestDataFrameFencesTextSoItCannotBreakOut(t *testing.T) {
@@ -24,20 +22,20 @@ func TestDataFrameFencesTextSoItCannotBreakOut(t *testing.T) {
 }
 
 func TestAssemblePromptOmitsAbsentSectionsAndEndsWithTheWorkItem(t *testing.T) {
-	item := domain.WorkItem{Title: "Fix  the\nlogin", Type: "bug", Status: domain.StatusBacklog, Description: "Steps: 1, 2."}
+	item := WorkItem{Title: "Fix  the\nlogin", Type: "bug", Status: StatusBacklog, Description: "Steps: 1, 2."}
 	cases := []struct {
 		name                       string
 		identity, persona, catalog string
 		want                       []string
 	}{
-		{"everything", "id", "guide", "## s\n- t\n", []string{domain.HeadingProduct, domain.HeadingGuide, domain.HeadingTools, domain.HeadingWorkItem}},
-		{"no product", "", "guide", "## s\n- t\n", []string{domain.HeadingGuide, domain.HeadingTools, domain.HeadingWorkItem}},
-		{"no tools discovered", "id", "guide", "", []string{domain.HeadingProduct, domain.HeadingGuide, domain.HeadingWorkItem}},
-		{"only the work item", " ", "", "", []string{domain.HeadingWorkItem}},
+		{"everything", "id", "guide", "## s\n- t\n", []string{HeadingProduct, HeadingGuide, HeadingTools, HeadingWorkItem}},
+		{"no product", "", "guide", "## s\n- t\n", []string{HeadingGuide, HeadingTools, HeadingWorkItem}},
+		{"no tools discovered", "id", "guide", "", []string{HeadingProduct, HeadingGuide, HeadingWorkItem}},
+		{"only the work item", " ", "", "", []string{HeadingWorkItem}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			sections, prompt := assemblePrompt(c.identity, c.persona, c.catalog, item)
+			sections, prompt := AssemblePrompt(c.identity, c.persona, c.catalog, item)
 			var got []string
 			for _, s := range sections {
 				got = append(got, s.Heading)
@@ -57,31 +55,15 @@ func TestAssemblePromptOmitsAbsentSectionsAndEndsWithTheWorkItem(t *testing.T) {
 }
 
 func TestToolCatalogListsToolsOfServersThatAnswered(t *testing.T) {
-	got := toolCatalog([]discoveredServer{
-		{Name: "everything", Tools: []discoveredTool{{Name: "echo", Description: "Echoes\nback", ReadOnly: true}, {Name: "write", Title: "Writes"}}},
+	got := ToolCatalog([]DiscoveredServer{
+		{Name: "everything", Tools: []Tool{{Name: "echo", Description: "Echoes\nback", ReadOnly: true}, {Name: "write", Title: "Writes"}}},
 		{Name: "empty"},
 	})
 	want := "## everything\n- echo (read-only): Echoes back\n- write: Writes\n"
 	if got != want {
 		t.Fatalf("catalog = %q, want %q", got, want)
 	}
-	if toolCatalog(nil) != "" {
+	if ToolCatalog(nil) != "" {
 		t.Fatal("no server, no catalog")
-	}
-}
-
-func TestMonogramIsTheInitialsOfUpToThreeWords(t *testing.T) {
-	for name, want := range map[string]string{"Quinn Assurance": "QA", "ada": "A", "a b c d": "ABC", "élan vital": "ÉV", "  7 of nine": "7ON", "- x": "X", "--": "-"} {
-		if got := monogramOf(name); got != want {
-			t.Errorf("monogramOf(%q) = %q, want %q", name, got, want)
-		}
-	}
-}
-
-func TestKeyHintShowsTheLastFourCharactersOfLongKeysOnly(t *testing.T) {
-	for key, want := range map[string]string{"sk-1234567890abcd": "abcd", "short": "****", "12345678": "5678", "ключ-секрет-ёжик": "ёжик"} {
-		if got := keyHint(key); got != want {
-			t.Errorf("keyHint(%q) = %q, want %q", key, got, want)
-		}
 	}
 }

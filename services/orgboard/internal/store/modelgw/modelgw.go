@@ -17,70 +17,14 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
-// The providers of the spec's ModelProvider enum.
-const (
-	Stub        = "stub"
-	Custom      = "custom"
-	OpenAI      = "openai"
-	Anthropic   = "anthropic"
-	AzureOpenAI = "azure_openai"
-	Gemini      = "gemini"
-	Mistral     = "mistral"
-	Groq        = "groq"
-	OpenRouter  = "openrouter"
-	Ollama      = "ollama"
-	LMStudio    = "lmstudio"
-	LlamaCpp    = "llamacpp"
-	VLLM        = "vllm"
-)
-
-// defaultEndpoints are the public base URLs of hosted vendors; {base}/v1/chat/completions is
-// their OpenAI-compatible chat-completions URL.
-var defaultEndpoints = map[string]string{
-	OpenAI:     "https://api.openai.com",
-	Anthropic:  "https://api.anthropic.com",
-	Mistral:    "https://api.mistral.ai",
-	Groq:       "https://api.groq.com/openai",
-	OpenRouter: "https://openrouter.ai/api",
-	// Gemini's OpenAI-compatible API has no /v1 segment: see completionsURL.
-	Gemini: "https://generativelanguage.googleapis.com/v1beta/openai",
-}
-
-// endpointRequired are the providers whose base URL only the organization knows.
-var endpointRequired = map[string]bool{Custom: true, AzureOpenAI: true, Ollama: true, LMStudio: true, LlamaCpp: true, VLLM: true}
-
-// Known reports whether p is a provider.
-func Known(p string) bool {
-	_, hosted := defaultEndpoints[p]
-	return p == Stub || hosted || endpointRequired[p]
-}
-
-// EndpointRequired reports whether a connection of provider p must name its endpoint.
-func EndpointRequired(p string) bool { return endpointRequired[p] }
-
-// DefaultEndpoint is the vendor's public base URL of a hosted provider ("" for the others).
-func DefaultEndpoint(p string) string { return defaultEndpoints[p] }
-
-// Connection is a model connection with its key opened.
-type Connection struct {
-	Provider string
-	Endpoint string // base URL; empty for stub
-	Model    string
-	APIKey   string // empty when none is stored
-}
-
-// Message is one chat message.
-type Message struct {
+// message is one chat message on the wire.
+type message struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
-}
-
-// Result is a model's answer.
-type Result struct {
-	Text  string
-	Model string // the model the server says answered (the requested one when it does not say)
 }
 
 // Error is a failed call. It names the status and the kind of failure, never the key nor the
@@ -107,47 +51,47 @@ type Gateway struct {
 const maxResponse = 8 << 20
 
 // New returns a Gateway using client (give it the outbound policy's transport) with a time
-// limit per call (60 s when 0).
+// limit per call.
 func New(client *http.Client, timeout time.Duration) *Gateway {
-	if timeout <= 0 {
-		timeout = 60 * time.Second
-	}
-	if client == nil {
-		client = &http.Client{}
-	}
 	return &Gateway{client: client, timeout: timeout}
 }
 
+var _ domain.ModelGateway = (*Gateway)(nil)
+
 // Complete sends messages to conn and returns the first choice's text.
-func (g *Gateway) Complete(ctx context.Context, conn Connection, messages []Message) (Result, error) {
-	if conn.Provider == Stub {
+func (g *Gateway) Complete(ctx context.Context, conn domain.ModelConnection, messages []domain.ChatMessage) (domain.ModelAnswer, error) {
+	if conn.Provider == domain.ProviderStub {
 		return stubAnswer(conn.Model, messages), nil
 	}
-	if !Known(conn.Provider) {
-		return Result{}, &Error{Reason: fmt.Sprintf("unknown provider %q", conn.Provider)}
+	if !domain.KnownProvider(conn.Provider) {
+		return domain.ModelAnswer{}, &Error{Reason: fmt.Sprintf("unknown provider %q", conn.Provider)}
 	}
 	base := conn.Endpoint
 	if base == "" {
-		base = DefaultEndpoint(conn.Provider)
+		base = domain.DefaultEndpoint(conn.Provider)
 	}
 	if base == "" {
-		return Result{}, &Error{Reason: "the connection has no endpoint"}
+		return domain.ModelAnswer{}, &Error{Reason: "the connection has no endpoint"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, g.timeout)
 	defer cancel()
 
-	body, err := json.Marshal(map[string]any{"model": conn.Model, "messages": messages, "stream": false})
+	wire := make([]message, len(messages))
+	for i, m := range messages {
+		wire[i] = message(m)
+	}
+	body, err := json.Marshal(map[string]any{"model": conn.Model, "messages": wire, "stream": false})
 	if err != nil {
-		return Result{}, &Error{Reason: "encode request: " + err.Error()}
+		return domain.ModelAnswer{}, &Error{Reason: "encode request: " + err.Error()}
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, completionsURL(conn.Provider, base), bytes.NewReader(body))
 	if err != nil {
-		return Result{}, &Error{Reason: "bad endpoint"}
+		return domain.ModelAnswer{}, &Error{Reason: "bad endpoint"}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json")
 	if conn.APIKey != "" {
-		if conn.Provider == AzureOpenAI {
+		if conn.Provider == domain.ProviderAzureOpenAI {
 			req.Header.Set("api-key", conn.APIKey)
 		} else {
 			req.Header.Set("Authorization", "Bearer "+conn.APIKey)
@@ -155,18 +99,18 @@ func (g *Gateway) Complete(ctx context.Context, conn Connection, messages []Mess
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
-		return Result{}, &Error{Reason: transportReason(ctx, err, conn.APIKey)}
+		return domain.ModelAnswer{}, &Error{Reason: transportReason(ctx, err, conn.APIKey)}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		return Result{}, &Error{Status: resp.StatusCode, Reason: "reading the answer failed"}
+		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: "reading the answer failed"}
 	}
 	if resp.StatusCode/100 != 2 {
-		return Result{}, &Error{Status: resp.StatusCode, Reason: upstreamKind(raw, conn.APIKey)}
+		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: upstreamKind(raw, conn.APIKey)}
 	}
 	if len(raw) > maxResponse {
-		return Result{}, &Error{Status: resp.StatusCode, Reason: "the answer is too large"}
+		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: "the answer is too large"}
 	}
 	return parseAnswer(raw, conn.Model)
 }
@@ -175,7 +119,7 @@ func (g *Gateway) Complete(ctx context.Context, conn Connection, messages []Mess
 // {base}/chat/completions under its versioned base.
 func completionsURL(provider, base string) string {
 	base = strings.TrimRight(base, "/")
-	if provider == Gemini && strings.HasSuffix(base, "/openai") {
+	if provider == domain.ProviderGemini && strings.HasSuffix(base, "/openai") {
 		return base + "/chat/completions"
 	}
 	return base + "/v1/chat/completions"
@@ -190,23 +134,23 @@ type completion struct {
 	} `json:"choices"`
 }
 
-func parseAnswer(raw []byte, requested string) (Result, error) {
+func parseAnswer(raw []byte, requested string) (domain.ModelAnswer, error) {
 	var c completion
 	if err := json.Unmarshal(raw, &c); err != nil {
-		return Result{}, &Error{Status: http.StatusOK, Reason: "the answer is not chat-completions JSON"}
+		return domain.ModelAnswer{}, &Error{Status: http.StatusOK, Reason: "the answer is not chat-completions JSON"}
 	}
 	if len(c.Choices) == 0 {
-		return Result{}, &Error{Status: http.StatusOK, Reason: "the answer has no choices"}
+		return domain.ModelAnswer{}, &Error{Status: http.StatusOK, Reason: "the answer has no choices"}
 	}
 	text, ok := contentText(c.Choices[0].Message.Content)
 	if !ok {
-		return Result{}, &Error{Status: http.StatusOK, Reason: "the answer's message has no text content"}
+		return domain.ModelAnswer{}, &Error{Status: http.StatusOK, Reason: "the answer's message has no text content"}
 	}
 	model := c.Model
 	if model == "" {
 		model = requested
 	}
-	return Result{Text: text, Model: model}, nil
+	return domain.ModelAnswer{Text: text, Model: model}, nil
 }
 
 // contentText reads a message content: a string, or an array of parts of which the text parts
@@ -270,7 +214,7 @@ func redact(s, key string) string {
 }
 
 // stubAnswer is the stub provider: a deterministic draft derived from the prompt alone.
-func stubAnswer(model string, messages []Message) Result {
+func stubAnswer(model string, messages []domain.ChatMessage) domain.ModelAnswer {
 	h := sha256.New()
 	var last string
 	for _, m := range messages {
@@ -285,7 +229,7 @@ func stubAnswer(model string, messages []Message) Result {
 	subject := firstLine(lastSection(last))
 	text := fmt.Sprintf("Draft by the stub model %s for: %s\n\nThis is a deterministic placeholder answer (prompt digest %x).",
 		model, subject, h.Sum(nil)[:6])
-	return Result{Text: text, Model: model}
+	return domain.ModelAnswer{Text: text, Model: model}
 }
 
 // lastSection is the text after the last Markdown heading line "# ..." (the work item).

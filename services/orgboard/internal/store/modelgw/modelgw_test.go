@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 const secretKey = "sk-test-SECRET-value-7f3a"
@@ -39,8 +41,8 @@ func TestCompletePostsChatCompletionsAndReadsTheFirstChoice(t *testing.T) {
 	var got seen
 	srv := gateway(t, 200, `{"model":"m-2024","choices":[{"message":{"role":"assistant","content":"Hello draft"}}]}`, &got)
 	g := New(srv.Client(), time.Second)
-	res, err := g.Complete(context.Background(), Connection{Provider: Custom, Endpoint: srv.URL + "/", Model: "m", APIKey: secretKey},
-		[]Message{{Role: "system", Content: "sys"}, {Role: "user", Content: "do it"}})
+	res, err := g.Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderCustom, Endpoint: srv.URL + "/", Model: "m", APIKey: secretKey},
+		[]domain.ChatMessage{{Role: "system", Content: "sys"}, {Role: "user", Content: "do it"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +59,7 @@ func TestCompletePostsChatCompletionsAndReadsTheFirstChoice(t *testing.T) {
 
 func TestCompleteJoinsTextPartsOfAnArrayContent(t *testing.T) {
 	srv := gateway(t, 200, `{"choices":[{"message":{"content":[{"type":"text","text":"a"},{"type":"image_url"},{"type":"text","text":"b"}]}}]}`, nil)
-	res, err := New(srv.Client(), time.Second).Complete(context.Background(), Connection{Provider: VLLM, Endpoint: srv.URL, Model: "x"}, nil)
+	res, err := New(srv.Client(), time.Second).Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderVLLM, Endpoint: srv.URL, Model: "x"}, nil)
 	if err != nil || res.Text != "ab" || res.Model != "x" {
 		t.Fatalf("res = %+v, err = %v", res, err)
 	}
@@ -66,7 +68,7 @@ func TestCompleteJoinsTextPartsOfAnArrayContent(t *testing.T) {
 func TestAzureSendsTheKeyInTheApiKeyHeader(t *testing.T) {
 	var got seen
 	srv := gateway(t, 200, `{"choices":[{"message":{"content":"ok"}}]}`, &got)
-	if _, err := New(srv.Client(), time.Second).Complete(context.Background(), Connection{Provider: AzureOpenAI, Endpoint: srv.URL + "/openai", Model: "d", APIKey: secretKey}, nil); err != nil {
+	if _, err := New(srv.Client(), time.Second).Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderAzureOpenAI, Endpoint: srv.URL + "/openai", Model: "d", APIKey: secretKey}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got.azureKey != secretKey || got.auth != "" || got.path != "/openai/v1/chat/completions" {
@@ -89,7 +91,7 @@ func TestFailuresNameTheStatusButNeverTheKeyOrTheUpstreamMessage(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			srv := gateway(t, c.status, c.body, nil)
-			_, err := New(srv.Client(), time.Second).Complete(context.Background(), Connection{Provider: Custom, Endpoint: srv.URL, Model: "m", APIKey: secretKey}, nil)
+			_, err := New(srv.Client(), time.Second).Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderCustom, Endpoint: srv.URL, Model: "m", APIKey: secretKey}, nil)
 			var me *Error
 			if !errors.As(err, &me) || me.Status != c.status {
 				t.Fatalf("err = %v, want *Error with status %d", err, c.status)
@@ -111,7 +113,7 @@ func TestASlowServerFailsAtTheTimeLimit(t *testing.T) {
 	}))
 	defer srv.Close()
 	defer close(release)
-	_, err := New(srv.Client(), 50*time.Millisecond).Complete(context.Background(), Connection{Provider: Custom, Endpoint: srv.URL, Model: "m"}, nil)
+	_, err := New(srv.Client(), 50*time.Millisecond).Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderCustom, Endpoint: srv.URL, Model: "m"}, nil)
 	var me *Error
 	if !errors.As(err, &me) || !strings.Contains(me.Reason, "in time") {
 		t.Fatalf("err = %v", err)
@@ -123,37 +125,26 @@ func TestStubAnswersDeterministicallyWithoutANetwork(t *testing.T) {
 		t.Fatal("the stub must not use the network")
 		return nil, nil
 	})}, time.Second)
-	msgs := []Message{{Role: "user", Content: "# Product\nx\n\n# Work item\nTitle: Fix the login\nmore"}}
-	a, err := g.Complete(context.Background(), Connection{Provider: Stub, Model: "demo"}, msgs)
+	msgs := []domain.ChatMessage{{Role: "user", Content: "# Product\nx\n\n# Work item\nTitle: Fix the login\nmore"}}
+	a, err := g.Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderStub, Model: "demo"}, msgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := g.Complete(context.Background(), Connection{Provider: Stub, Model: "demo"}, msgs)
+	b, _ := g.Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderStub, Model: "demo"}, msgs)
 	if a != b || !strings.Contains(a.Text, "Fix the login") || a.Model != "demo" {
 		t.Fatalf("a = %+v, b = %+v", a, b)
 	}
-	c, _ := g.Complete(context.Background(), Connection{Provider: Stub, Model: "demo"}, []Message{{Role: "user", Content: "other"}})
+	c, _ := g.Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderStub, Model: "demo"}, []domain.ChatMessage{{Role: "user", Content: "other"}})
 	if c.Text == a.Text {
 		t.Fatal("different prompts must give different answers")
 	}
 }
 
-func TestProvidersAndEndpoints(t *testing.T) {
-	for _, p := range []string{Stub, Custom, OpenAI, Anthropic, AzureOpenAI, Gemini, Mistral, Groq, OpenRouter, Ollama, LMStudio, LlamaCpp, VLLM} {
-		if !Known(p) {
-			t.Errorf("%s unknown", p)
-		}
-		if !EndpointRequired(p) && p != Stub && DefaultEndpoint(p) == "" {
-			t.Errorf("%s has neither a default nor a required endpoint", p)
-		}
-	}
-	if Known("skynet") {
-		t.Error("unknown provider accepted")
-	}
-	if got := completionsURL(Gemini, DefaultEndpoint(Gemini)); got != "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions" {
+func TestCompletionsURLs(t *testing.T) {
+	if got := completionsURL(domain.ProviderGemini, domain.DefaultEndpoint(domain.ProviderGemini)); got != "https://generativelanguage.googleapis.com/v1beta/openai/chat/completions" {
 		t.Errorf("gemini url = %s", got)
 	}
-	if got := completionsURL(OpenAI, DefaultEndpoint(OpenAI)); got != "https://api.openai.com/v1/chat/completions" {
+	if got := completionsURL(domain.ProviderOpenAI, domain.DefaultEndpoint(domain.ProviderOpenAI)); got != "https://api.openai.com/v1/chat/completions" {
 		t.Errorf("openai url = %s", got)
 	}
 }

@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/videotpl/platform/services/orgboard/internal/mcp/mcptest"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp/mcptest"
 )
 
 // exchange is one HTTP request the client made.
@@ -65,14 +66,14 @@ func TestClientAgainstServerEverything(t *testing.T) {
 	defer cancel()
 
 	t.Run("initializes, lists tools and carries the session id", func(t *testing.T) {
-		info, tools, err := c.Probe(ctx, Server{URL: url, Headers: map[string]string{"Authorization": "Bearer tool-secret"}})
+		info, tools, err := c.Probe(ctx, domain.ToolEndpoint{URL: url, Headers: map[string]string{"Authorization": "Bearer tool-secret"}})
 		if err != nil {
 			t.Fatalf("Probe: %v", err)
 		}
 		if info.ServerName == "" || info.ProtocolVersion == "" {
 			t.Fatalf("info = %+v", info)
 		}
-		var echo *Tool
+		var echo *domain.Tool
 		for i := range tools {
 			if tools[i].Name == "echo" {
 				echo = &tools[i]
@@ -121,7 +122,7 @@ func TestClientAgainstServerEverything(t *testing.T) {
 	})
 
 	t.Run("calls the echo tool", func(t *testing.T) {
-		s, err := c.Open(ctx, Server{URL: url})
+		s, err := c.Connect(ctx, domain.ToolEndpoint{URL: url})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func TestClientAgainstServerEverything(t *testing.T) {
 	})
 
 	t.Run("a tool error is a result, not a failure", func(t *testing.T) {
-		s, err := c.Open(ctx, Server{URL: url})
+		s, err := c.Connect(ctx, domain.ToolEndpoint{URL: url})
 		if err != nil {
 			t.Fatal(err)
 		}
