@@ -1,9 +1,4 @@
-// Package app holds the orgboard's use cases: each command authorizes the caller along the scope
-// chain [team, org] (domain.Authorize), runs in one transaction (store.InTx) and writes its audit
-// entry in that same transaction (App.audit).
-//
-// The agents part of the service (issue 8) lives in files named agents*.go of this package; its
-// dependencies are the AgentDeps struct (agents_deps.go), which New keeps in App.agents.
+// Package app holds the orgboard's use cases: each authorizes the caller, runs in one transaction and audits in it.
 package app
 
 import (
@@ -13,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
@@ -115,6 +111,28 @@ func (a *App) authorizeOrg(ctx context.Context, s domain.Store, actor domain.Act
 		}
 	}
 	return st, nil
+}
+
+// authorizeBinding is the check of the org-level lists a Lead needs to bind things to its team's
+// agents (model connections, tool servers): ConfigureAgents at the organization, or a Lead of
+// any of its teams.
+func (a *App) authorizeBinding(ctx context.Context, s domain.Store, actor domain.Actor, org uuid.UUID) error {
+	st, err := a.standing(ctx, s, actor, domain.OrgScope(org))
+	if err != nil {
+		return err
+	}
+	if !st.Member() {
+		return errs.E(errs.NotFound, "organization not found")
+	}
+	if st.ServiceAdmin {
+		if _, err := s.GetOrganization(ctx, org); err != nil {
+			return err
+		}
+	}
+	if st.Holds(domain.ConfigureAgents) || (st.LeadsSomeTeam && st.OrgRole != "") {
+		return nil
+	}
+	return errs.Ef(errs.Forbidden, "this needs the %s permission", domain.ConfigureAgents)
 }
 
 // createdBy is the user recorded as author: the user, or the nil uuid for a service.

@@ -233,8 +233,8 @@ func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) or
 		orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
 }
 
-// flipSeatToAI makes a seat ai with a stand-in agent id. Agents are configured by the agents
-// part of the service; replication mode skips foreign keys so this holds once agents exist too.
+// flipSeatToAI makes a seat ai with a stand-in agent id, without configuring an agent:
+// replication mode skips the foreign keys.
 func (e *env) flipSeatToAI(seat uuid.UUID) {
 	e.t.Helper()
 	tx, err := e.pool.Begin(e.ctx)

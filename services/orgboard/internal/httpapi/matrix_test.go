@@ -14,8 +14,8 @@ import (
 // a Lead of team A1 (a Member holding the Lead role there), a plain Member, the Owner of another
 // organization, and without a token, and checks each status against the table below.
 //
-// The agents operations (issue 8) are not provided yet: for them only the anonymous column is
-// asserted (401, before any handler runs).
+// For the agent operations only the anonymous column is asserted here (401, before any handler
+// runs); agents_test.go checks who may call them.
 func TestAuthorizationMatrix(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -136,7 +136,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.ListAuditEntriesWithResponse(ctx, &orgboard.ListAuditEntriesParams{OrganizationId: w.orgA.Id}, as(who)))
 		}},
 	}
-	// The agents operations (issue 8): only the anonymous column until they are provided.
+	// The agent operations: only the anonymous column (see the test's comment).
 	id, org := uuid.New(), w.orgA.Id
 	agents := map[string]func(who caller) (int, error){
 		"configureSeatAgent": func(who caller) (int, error) {

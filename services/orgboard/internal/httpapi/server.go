@@ -15,15 +15,13 @@ import (
 // Server implements orgboard.StrictServerInterface.
 type Server struct {
 	app *app.App
-	// agentsAPI implements the agents operations (issue 8); see doc.go.
-	agentsAPI
 }
 
 var _ orgboard.StrictServerInterface = (*Server)(nil)
 
 // New returns the handlers of the service.
 func New(a *app.App) *Server {
-	return &Server{app: a, agentsAPI: newAgentsAPI(a)}
+	return &Server{app: a}
 }
 
 // Register mounts the handlers on e (built with pkg/httpx, which authenticates and validates

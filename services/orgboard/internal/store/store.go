@@ -1,12 +1,11 @@
-// Package store is the orgboard's PostgreSQL adapter: it runs the sqlc queries of gen/db/orgboard,
-// maps their rows to domain types (sqlc types never leave this package) and maps PostgreSQL
-// errors to errs kinds in one place (mapErr).
+// Package store implements the domain's Store on PostgreSQL (sqlc); mcp and modelgw hold the outward adapters.
 package store
 
 import (
 	"context"
 	"errors"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -76,4 +75,43 @@ func mapErr(err error, what string) error {
 		return errs.Wrap(errs.Invalid, what+" refers to a record outside the organization", err)
 	}
 	return err
+}
+
+// agentConstraintErrors maps the constraints of the agents tables (migrations 00100+) to the
+// errors callers see; mapAgentErr falls back to mapErr for the rest.
+var agentConstraintErrors = map[string]*errs.Error{
+	"api_configs_org_name_key":           errs.E(errs.Conflict, "the organization already has a model connection of that name"),
+	"tool_servers_org_name_key":          errs.E(errs.Conflict, "the organization already has a tool server of that name"),
+	"agent_profiles_org_key_version_key": errs.E(errs.Conflict, "the library already holds this profile_key and version"),
+	"agents_seat_id_key":                 errs.E(errs.Conflict, "the seat already has an agent"),
+	"agents_api_config_fkey":             errs.E(errs.Conflict, "the model connection is used by an agent"),
+	"agents_fallback_api_config_fkey":    errs.E(errs.Conflict, "the model connection is used by an agent as its fallback"),
+}
+
+func mapAgentErr(err error, what string) error {
+	if err == nil {
+		return nil
+	}
+	if _, constraint, ok := pgxdb.Constraint(err); ok {
+		if e, known := agentConstraintErrors[constraint]; known {
+			c := *e
+			c.Err = err
+			return &c
+		}
+	}
+	return mapErr(err, what)
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilIDs(s []uuid.UUID) []uuid.UUID {
+	if s == nil {
+		return []uuid.UUID{}
+	}
+	return s
 }
