@@ -58,7 +58,7 @@ func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	item, err := a.CreateWorkItem(ctx, owner, app.WorkItemInput{TeamID: team.ID, Type: "task", Title: "x"})
+	item, err := a.CreateTask(ctx, owner, app.TaskInput{TeamID: team.ID, Type: "task", Title: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,10 +66,10 @@ func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {
 	if _, err := pool.Exec(ctx, "ALTER TABLE audit_entries ADD CONSTRAINT no_moves CHECK (action <> 'task.moved') NOT VALID"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.MoveWorkItem(ctx, owner, item.ID, domain.StatusInProgress); err == nil {
+	if _, err := a.MoveTask(ctx, owner, item.ID, domain.StatusInProgress); err == nil {
 		t.Fatal("the move succeeded without its audit entry")
 	}
-	got, err := a.GetWorkItem(ctx, owner, item.ID)
+	got, err := a.GetTask(ctx, owner, item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

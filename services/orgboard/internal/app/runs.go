@@ -33,21 +33,21 @@ func IsUpstream(err error) (*UpstreamError, bool) {
 	return u, ok
 }
 
-// PrepareAgentRun assembles the prompt of an agent for a work item and stores the run as
+// PrepareAgentRun assembles the prompt of an agent for a task and stores the run as
 // prepared (ManageWork at the item's team). Tool discovery on the agent's bound servers is best
 // effort: a server that fails is recorded in the trace and skipped.
 func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, taskID uuid.UUID) (domain.AgentRun, error) {
 	s := a.store
-	item, err := s.GetWorkItem(ctx, taskID)
+	item, err := s.GetTask(ctx, taskID)
 	if err != nil {
 		return domain.AgentRun{}, err
 	}
-	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ManageWork, "work item"); err != nil {
+	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ManageWork, "task"); err != nil {
 		return domain.AgentRun{}, err
 	}
 	agent, err := s.GetAgent(ctx, agentID)
 	if errs.KindOf(err) == errs.NotFound || (err == nil && agent.OrganizationID != item.OrganizationID) {
-		return domain.AgentRun{}, errs.InvalidFields(errs.Field("body.agent_id", "is not an agent of the work item's organization"))
+		return domain.AgentRun{}, errs.InvalidFields(errs.Field("body.agent_id", "is not an agent of the task's organization"))
 	}
 	if err != nil {
 		return domain.AgentRun{}, err
@@ -157,14 +157,14 @@ func (a *App) GetAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID)
 	return a.run(ctx, a.store, actor, id, domain.ViewBoard)
 }
 
-// ListAgentRuns lists the runs of a work item, newest first (ViewBoard at its team).
+// ListAgentRuns lists the runs of a task, newest first (ViewBoard at its team).
 func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid.UUID) ([]domain.AgentRun, error) {
 	s := a.store
-	item, err := s.GetWorkItem(ctx, taskID)
+	item, err := s.GetTask(ctx, taskID)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ViewBoard, "work item"); err != nil {
+	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ViewBoard, "task"); err != nil {
 		return nil, err
 	}
 	return s.ListAgentRunsOfTask(ctx, taskID)

@@ -52,7 +52,7 @@ const (
 	TargetDivision     = "division"
 	TargetProduct      = "product"
 	TargetSeat         = "seat"
-	TargetWorkItem     = "work_item"
+	TargetTask         = "work_item" // audit entries are append-only: the value written from the start stays
 	TargetAgent        = "agent"
 	TargetApiConfig    = "api_config"
 	TargetToolServer   = "tool_server"

@@ -16,7 +16,7 @@ type Store interface {
 	StructureStore
 	TeamStore
 	SeatStore
-	WorkItemStore
+	TaskStore
 	AgentStore
 	ProfileStore
 	ConnectionStore

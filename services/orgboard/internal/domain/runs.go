@@ -22,10 +22,10 @@ const (
 
 // The prompt section headings, in assembly order.
 const (
-	HeadingProduct  = "# Product"
-	HeadingGuide    = "# Operating guide"
-	HeadingTools    = "# Tools (MCP)"
-	HeadingWorkItem = "# Work item"
+	HeadingProduct = "# Product"
+	HeadingGuide   = "# Operating guide"
+	HeadingTools   = "# Tools (MCP)"
+	HeadingTask    = "# Work item" // the heading models have always been given
 )
 
 // PromptSection is one section of an assembled prompt.
@@ -43,7 +43,7 @@ type TraceStep struct {
 	ServerID *uuid.UUID `json:"server_id"`
 }
 
-// AgentRun is a run of an agent on a work item.
+// AgentRun is a run of an agent on a task.
 type AgentRun struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
@@ -67,7 +67,7 @@ type AgentRun struct {
 	ApprovedAt     *time.Time
 }
 
-// Scope is the run's team scope (the work item's team).
+// Scope is the run's team scope (the task's team).
 func (r AgentRun) Scope() Scope { return TeamScope(r.OrganizationID, r.TeamID) }
 
 // RunStore keeps agent runs.
@@ -134,7 +134,7 @@ func ToolCatalog(servers []DiscoveredServer) string {
 
 // AssemblePrompt builds the sections in order -- '# Product', '# Operating guide', '# Tools
 // (MCP)' where present, each framed as data, then '# Work item' -- and the prompt text.
-func AssemblePrompt(identity, persona, catalog string, item WorkItem) ([]PromptSection, string) {
+func AssemblePrompt(identity, persona, catalog string, item Task) ([]PromptSection, string) {
 	var sections []PromptSection
 	if strings.TrimSpace(identity) != "" {
 		sections = append(sections, PromptSection{Heading: HeadingProduct,
@@ -148,7 +148,7 @@ func AssemblePrompt(identity, persona, catalog string, item WorkItem) ([]PromptS
 		sections = append(sections, PromptSection{Heading: HeadingTools,
 			Content: dataFrame("the catalog of tools available on your tool servers (you cannot call them yourself; a person calls them through the governed gateway)", catalog)})
 	}
-	sections = append(sections, PromptSection{Heading: HeadingWorkItem, Content: workItemText(item)})
+	sections = append(sections, PromptSection{Heading: HeadingTask, Content: taskText(item)})
 	var b strings.Builder
 	for i, s := range sections {
 		if i > 0 {
@@ -161,7 +161,7 @@ func AssemblePrompt(identity, persona, catalog string, item WorkItem) ([]PromptS
 	return sections, b.String()
 }
 
-func workItemText(item WorkItem) string {
+func taskText(item Task) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Title: %s\nType: %s\nStatus: %s\n", oneLine(item.Title), item.Type, item.Status)
 	if d := strings.TrimSpace(item.Description); d != "" {

@@ -22,16 +22,16 @@ func TestDataFrameFencesTextSoItCannotBreakOut(t *testing.T) {
 }
 
 func TestAssemblePromptOmitsAbsentSectionsAndEndsWithTheWorkItem(t *testing.T) {
-	item := WorkItem{Title: "Fix  the\nlogin", Type: "bug", Status: StatusBacklog, Description: "Steps: 1, 2."}
+	item := Task{Title: "Fix  the\nlogin", Type: "bug", Status: StatusBacklog, Description: "Steps: 1, 2."}
 	cases := []struct {
 		name                       string
 		identity, persona, catalog string
 		want                       []string
 	}{
-		{"everything", "id", "guide", "## s\n- t\n", []string{HeadingProduct, HeadingGuide, HeadingTools, HeadingWorkItem}},
-		{"no product", "", "guide", "## s\n- t\n", []string{HeadingGuide, HeadingTools, HeadingWorkItem}},
-		{"no tools discovered", "id", "guide", "", []string{HeadingProduct, HeadingGuide, HeadingWorkItem}},
-		{"only the work item", " ", "", "", []string{HeadingWorkItem}},
+		{"everything", "id", "guide", "## s\n- t\n", []string{HeadingProduct, HeadingGuide, HeadingTools, HeadingTask}},
+		{"no product", "", "guide", "## s\n- t\n", []string{HeadingGuide, HeadingTools, HeadingTask}},
+		{"no tools discovered", "id", "guide", "", []string{HeadingProduct, HeadingGuide, HeadingTask}},
+		{"only the work item", " ", "", "", []string{HeadingTask}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -78,7 +78,7 @@ func seatOut(s domain.Seat) orgboard.Seat {
 	}
 }
 
-func workItemOut(w domain.WorkItem) orgboard.WorkItem {
+func workItemOut(w domain.Task) orgboard.WorkItem {
 	out := orgboard.WorkItem{
 		Id: w.ID, OrganizationId: w.OrganizationID, TeamId: w.TeamID, Type: orgboard.WorkItemType(w.Type),
 		Title: w.Title, Description: w.Description, Status: orgboard.WorkItemStatus(w.Status),

@@ -36,7 +36,7 @@ func (s *Server) GetAgentRun(ctx context.Context, req orgboard.GetAgentRunReques
 	return orgboard.GetAgentRun200JSONResponse(runOut(r)), nil
 }
 
-// ListAgentRuns lists the runs of a work item.
+// ListAgentRuns lists the runs of a task.
 func (s *Server) ListAgentRuns(ctx context.Context, req orgboard.ListAgentRunsRequestObject) (orgboard.ListAgentRunsResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {

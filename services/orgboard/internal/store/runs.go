@@ -41,7 +41,7 @@ func (s *Store) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (domain.
 	return agentRun(r)
 }
 
-// ListAgentRunsOfTask lists a work item's runs, newest first.
+// ListAgentRunsOfTask lists a task's runs, newest first.
 func (s *Store) ListAgentRunsOfTask(ctx context.Context, task uuid.UUID) ([]domain.AgentRun, error) {
 	rows, err := s.q.ListAgentRunsOfTask(ctx, task)
 	if err != nil {

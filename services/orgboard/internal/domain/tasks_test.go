@@ -42,7 +42,7 @@ func TestMovesFollowTheTransitionTable(t *testing.T) {
 
 func TestTheBoardAlwaysHasTheFourColumnsInOrder(t *testing.T) {
 	team := uuid.New()
-	items := []domain.WorkItem{
+	items := []domain.Task{
 		{ID: uuid.New(), Status: domain.StatusDone},
 		{ID: uuid.New(), Status: domain.StatusBacklog},
 		{ID: uuid.New(), Status: domain.StatusDone},

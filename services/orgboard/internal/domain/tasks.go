@@ -9,8 +9,8 @@ import (
 	"github.com/videotpl/platform/pkg/errs"
 )
 
-// WorkItemType is epic, story, task or bug.
-type WorkItemType string
+// TaskType is epic, story, task or bug.
+type TaskType string
 
 // Status is a board column.
 type Status string
@@ -37,7 +37,7 @@ func ColumnTitle(s Status) string {
 	return string(s)
 }
 
-// InitialStatus is the status of a new work item.
+// InitialStatus is the status of a new task.
 const InitialStatus = StatusBacklog
 
 // moves are the allowed transitions: forward one column at a time, back one step from in
@@ -60,7 +60,7 @@ func CheckMove(from, to Status) (changed bool, err error) {
 			return true, nil
 		}
 	}
-	return false, errs.Ef(errs.Conflict, "a work item cannot move from %s to %s", from, to)
+	return false, errs.Ef(errs.Conflict, "a task cannot move from %s to %s", from, to)
 }
 
 // AssigneeKind says what an assignee is.
@@ -78,12 +78,12 @@ type Assignee struct {
 	ID   uuid.UUID
 }
 
-// WorkItem is a board task.
-type WorkItem struct {
+// Task is a board task.
+type Task struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
 	TeamID         uuid.UUID
-	Type           WorkItemType
+	Type           TaskType
 	Title          string
 	Description    string
 	Status         Status
@@ -95,26 +95,26 @@ type WorkItem struct {
 }
 
 // Scope is the item's team scope.
-func (w WorkItem) Scope() Scope { return TeamScope(w.OrganizationID, w.TeamID) }
+func (w Task) Scope() Scope { return TeamScope(w.OrganizationID, w.TeamID) }
 
 // BoardColumn is one column of a board.
 type BoardColumn struct {
 	Status Status
-	Items  []WorkItem
+	Items  []Task
 }
 
-// Board is a team's work items in the four columns.
+// Board is a team's tasks in the four columns.
 type Board struct {
 	TeamID  uuid.UUID
 	Columns []BoardColumn
 }
 
 // NewBoard puts items (already in display order) into the columns, always all four, in order.
-func NewBoard(team uuid.UUID, items []WorkItem) Board {
+func NewBoard(team uuid.UUID, items []Task) Board {
 	b := Board{TeamID: team, Columns: make([]BoardColumn, len(Columns))}
 	index := make(map[Status]int, len(Columns))
 	for i, s := range Columns {
-		b.Columns[i] = BoardColumn{Status: s, Items: []WorkItem{}}
+		b.Columns[i] = BoardColumn{Status: s, Items: []Task{}}
 		index[s] = i
 	}
 	for _, it := range items {
@@ -125,17 +125,17 @@ func NewBoard(team uuid.UUID, items []WorkItem) Board {
 	return b
 }
 
-// WorkItemStore keeps work items.
-type WorkItemStore interface {
-	InsertWorkItem(ctx context.Context, w WorkItem) error
-	GetWorkItem(ctx context.Context, id uuid.UUID) (WorkItem, error)
-	GetWorkItemForUpdate(ctx context.Context, id uuid.UUID) (WorkItem, error)
+// TaskStore keeps tasks.
+type TaskStore interface {
+	InsertTask(ctx context.Context, w Task) error
+	GetTask(ctx context.Context, id uuid.UUID) (Task, error)
+	GetTaskForUpdate(ctx context.Context, id uuid.UUID) (Task, error)
 	// ListBoardItems lists a team's items in display order.
-	ListBoardItems(ctx context.Context, team uuid.UUID) ([]WorkItem, error)
-	SetWorkItemStatus(ctx context.Context, id uuid.UUID, status Status, at time.Time) error
-	SetWorkItemAssignee(ctx context.Context, id uuid.UUID, a *Assignee, at time.Time) error
+	ListBoardItems(ctx context.Context, team uuid.UUID) ([]Task, error)
+	SetTaskStatus(ctx context.Context, id uuid.UUID, status Status, at time.Time) error
+	SetTaskAssignee(ctx context.Context, id uuid.UUID, a *Assignee, at time.Time) error
 	// ListCartable lists the items assigned to the user, of one organization or of all.
-	ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]WorkItem, error)
-	// CopyWorkItems bulk-inserts items (benchmark data) and returns how many it wrote.
-	CopyWorkItems(ctx context.Context, items []WorkItem) (int64, error)
+	ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]Task, error)
+	// CopyTasks bulk-inserts items (benchmark data) and returns how many it wrote.
+	CopyTasks(ctx context.Context, items []Task) (int64, error)
 }

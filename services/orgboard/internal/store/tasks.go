@@ -10,46 +10,46 @@ import (
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
-// InsertWorkItem stores a new, unassigned work item.
-func (s *Store) InsertWorkItem(ctx context.Context, w domain.WorkItem) error {
+// InsertTask stores a new, unassigned task.
+func (s *Store) InsertTask(ctx context.Context, w domain.Task) error {
 	return mapErr(s.q.InsertWorkItem(ctx, orgboarddb.InsertWorkItemParams{
 		ID: w.ID, OrganizationID: w.OrganizationID, TeamID: w.TeamID, Type: string(w.Type),
 		Title: w.Title, Description: w.Description, Status: string(w.Status), ParentID: w.ParentID,
 		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
-	}), "work item")
+	}), "task")
 }
 
-// GetWorkItem loads a work item.
-func (s *Store) GetWorkItem(ctx context.Context, id uuid.UUID) (domain.WorkItem, error) {
+// GetTask loads a task.
+func (s *Store) GetTask(ctx context.Context, id uuid.UUID) (domain.Task, error) {
 	r, err := s.q.GetWorkItem(ctx, id)
 	if err != nil {
-		return domain.WorkItem{}, mapErr(err, "work item")
+		return domain.Task{}, mapErr(err, "task")
 	}
 	return workItem(r), nil
 }
 
-// GetWorkItemForUpdate loads and locks a work item.
-func (s *Store) GetWorkItemForUpdate(ctx context.Context, id uuid.UUID) (domain.WorkItem, error) {
+// GetTaskForUpdate loads and locks a task.
+func (s *Store) GetTaskForUpdate(ctx context.Context, id uuid.UUID) (domain.Task, error) {
 	r, err := s.q.GetWorkItemForUpdate(ctx, id)
 	if err != nil {
-		return domain.WorkItem{}, mapErr(err, "work item")
+		return domain.Task{}, mapErr(err, "task")
 	}
 	return workItem(r), nil
 }
 
-// ListBoardItems lists every work item of a team by created_at then id, in one query.
-func (s *Store) ListBoardItems(ctx context.Context, team uuid.UUID) ([]domain.WorkItem, error) {
+// ListBoardItems lists every task of a team by created_at then id, in one query.
+func (s *Store) ListBoardItems(ctx context.Context, team uuid.UUID) ([]domain.Task, error) {
 	rows, err := s.q.ListBoardItems(ctx, team)
 	return workItems(rows, err)
 }
 
-// SetWorkItemStatus stores a move.
-func (s *Store) SetWorkItemStatus(ctx context.Context, id uuid.UUID, status domain.Status, at time.Time) error {
+// SetTaskStatus stores a move.
+func (s *Store) SetTaskStatus(ctx context.Context, id uuid.UUID, status domain.Status, at time.Time) error {
 	return s.q.SetWorkItemStatus(ctx, orgboarddb.SetWorkItemStatusParams{ID: id, Status: string(status), UpdatedAt: at})
 }
 
-// SetWorkItemAssignee stores an assignment (nil unassigns).
-func (s *Store) SetWorkItemAssignee(ctx context.Context, id uuid.UUID, a *domain.Assignee, at time.Time) error {
+// SetTaskAssignee stores an assignment (nil unassigns).
+func (s *Store) SetTaskAssignee(ctx context.Context, id uuid.UUID, a *domain.Assignee, at time.Time) error {
 	p := orgboarddb.SetWorkItemAssigneeParams{ID: id, UpdatedAt: at}
 	if a != nil {
 		v := a.ID
@@ -60,17 +60,17 @@ func (s *Store) SetWorkItemAssignee(ctx context.Context, id uuid.UUID, a *domain
 			p.AssigneeSeatID = &v
 		}
 	}
-	return mapErr(s.q.SetWorkItemAssignee(ctx, p), "work item")
+	return mapErr(s.q.SetWorkItemAssignee(ctx, p), "task")
 }
 
 // ListCartable lists the items assigned to user in the organizations user belongs to.
-func (s *Store) ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]domain.WorkItem, error) {
+func (s *Store) ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]domain.Task, error) {
 	rows, err := s.q.ListCartable(ctx, orgboarddb.ListCartableParams{UserID: &user, OrganizationID: org, IncludeDone: includeDone})
 	return workItems(rows, err)
 }
 
-// CopyWorkItems bulk-loads work items (seeding).
-func (s *Store) CopyWorkItems(ctx context.Context, items []domain.WorkItem) (int64, error) {
+// CopyTasks bulk-loads tasks (seeding).
+func (s *Store) CopyTasks(ctx context.Context, items []domain.Task) (int64, error) {
 	rows := make([]orgboarddb.CopyWorkItemsParams, len(items))
 	for i, w := range items {
 		rows[i] = orgboarddb.CopyWorkItemsParams{
@@ -82,20 +82,20 @@ func (s *Store) CopyWorkItems(ctx context.Context, items []domain.WorkItem) (int
 	return s.q.CopyWorkItems(ctx, rows)
 }
 
-func workItems(rows []orgboarddb.WorkItem, err error) ([]domain.WorkItem, error) {
+func workItems(rows []orgboarddb.WorkItem, err error) ([]domain.Task, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := make([]domain.WorkItem, len(rows))
+	out := make([]domain.Task, len(rows))
 	for i, r := range rows {
 		out[i] = workItem(r)
 	}
 	return out, nil
 }
 
-func workItem(r orgboarddb.WorkItem) domain.WorkItem {
-	w := domain.WorkItem{
-		ID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, Type: domain.WorkItemType(r.Type),
+func workItem(r orgboarddb.WorkItem) domain.Task {
+	w := domain.Task{
+		ID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, Type: domain.TaskType(r.Type),
 		Title: r.Title, Description: r.Description, Status: domain.Status(r.Status), ParentID: r.ParentID,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 	}

@@ -14,8 +14,8 @@ func (s *Server) CreateTask(ctx context.Context, req orgboard.CreateTaskRequestO
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.app.CreateWorkItem(ctx, actor, app.WorkItemInput{
-		TeamID: req.Body.TeamId, Type: domain.WorkItemType(req.Body.Type), Title: req.Body.Title,
+	w, err := s.app.CreateTask(ctx, actor, app.TaskInput{
+		TeamID: req.Body.TeamId, Type: domain.TaskType(req.Body.Type), Title: req.Body.Title,
 		Description: deref(req.Body.Description), ParentID: req.Body.ParentId,
 	})
 	if err != nil {
@@ -30,7 +30,7 @@ func (s *Server) GetTask(ctx context.Context, req orgboard.GetTaskRequestObject)
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.app.GetWorkItem(ctx, actor, req.Id)
+	w, err := s.app.GetTask(ctx, actor, req.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -56,7 +56,7 @@ func (s *Server) MoveTask(ctx context.Context, req orgboard.MoveTaskRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	w, err := s.app.MoveWorkItem(ctx, actor, req.Id, domain.Status(req.Body.Status))
+	w, err := s.app.MoveTask(ctx, actor, req.Id, domain.Status(req.Body.Status))
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (s *Server) AssignTask(ctx context.Context, req orgboard.AssignTaskRequestO
 	if a := req.Body.Assignee; a != nil {
 		to = &domain.Assignee{Kind: domain.AssigneeKind(a.Kind), ID: a.Id}
 	}
-	w, err := s.app.AssignWorkItem(ctx, actor, req.Id, to)
+	w, err := s.app.AssignTask(ctx, actor, req.Id, to)
 	if err != nil {
 		return nil, err
 	}
