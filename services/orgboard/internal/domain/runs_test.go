@@ -21,7 +21,7 @@ func TestDataFrameFencesTextSoItCannotBreakOut(t *testing.T) {
 	}
 }
 
-func TestAssemblePromptOmitsAbsentSectionsAndEndsWithTheWorkItem(t *testing.T) {
+func TestAssemblePromptOmitsAbsentSectionsAndEndsWithTheTask(t *testing.T) {
 	item := Task{Title: "Fix  the\nlogin", Type: "bug", Status: StatusBacklog, Description: "Steps: 1, 2."}
 	cases := []struct {
 		name                       string

@@ -1,12 +1,12 @@
--- name: InsertWorkItem :exec
+-- name: InsertTask :exec
 INSERT INTO work_items (id, organization_id, team_id, type, title, description, status, parent_id, created_by, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10);
 
--- name: GetWorkItem :one
+-- name: GetTask :one
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at
 FROM work_items WHERE id = $1;
 
--- name: GetWorkItemForUpdate :one
+-- name: GetTaskForUpdate :one
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at
 FROM work_items WHERE id = $1 FOR UPDATE;
 
@@ -16,10 +16,10 @@ SELECT id, organization_id, team_id, type, title, description, status, assignee_
 FROM work_items WHERE team_id = $1
 ORDER BY created_at, id;
 
--- name: SetWorkItemStatus :exec
+-- name: SetTaskStatus :exec
 UPDATE work_items SET status = $2, updated_at = $3 WHERE id = $1;
 
--- name: SetWorkItemAssignee :exec
+-- name: SetTaskAssignee :exec
 UPDATE work_items SET assignee_user_id = $2, assignee_seat_id = $3, updated_at = $4 WHERE id = $1;
 
 -- name: ListCartable :many
@@ -31,6 +31,6 @@ WHERE assignee_user_id = sqlc.arg(user_id)
   AND organization_id IN (SELECT organization_id FROM memberships WHERE user_id = sqlc.arg(user_id))
 ORDER BY updated_at DESC, id DESC;
 
--- name: CopyWorkItems :copyfrom
+-- name: CopyTasks :copyfrom
 INSERT INTO work_items (id, organization_id, team_id, type, title, description, status, parent_id, created_by, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11);
