@@ -249,16 +249,16 @@ type ClientInterface interface {
 	// Corresponds with GET /api/orgboard/agent-profiles/{key}/versions (the `ListAgentProfileVersions` operationId).
 	ListAgentProfileVersions(ctx context.Context, key string, params *ListAgentProfileVersionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// ListAgentRuns List the runs of a work item
+	// ListAgentRuns List the runs of a task
 	//
-	// Permission ViewBoard at [team, org] of the work item's team. Newest first.
+	// Permission ViewBoard at [team, org] of the task's team. Newest first.
 	//
 	// Corresponds with GET /api/orgboard/agent-runs (the `ListAgentRuns` operationId).
 	ListAgentRuns(ctx context.Context, params *ListAgentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PrepareAgentRunWithBody Prepare an agent run for a work item
+	// PrepareAgentRunWithBody Prepare an agent run for a task
 	//
-	// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+	// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 	// of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 	// order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 	// agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -271,9 +271,9 @@ type ClientInterface interface {
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
 	PrepareAgentRunWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// PrepareAgentRun Prepare an agent run for a work item
+	// PrepareAgentRun Prepare an agent run for a task
 	//
-	// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+	// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 	// of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 	// order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 	// agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -409,14 +409,14 @@ type ClientInterface interface {
 	//
 	// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
 	// columns are always returned in the order backlog, in progress, in review, done, each with every
-	// work item of that status; items within a column are ordered by created_at then id.
+	// task of that status; items within a column are ordered by created_at then id.
 	//
 	// Corresponds with GET /api/orgboard/board (the `GetBoard` operationId).
 	GetBoard(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetCartable The caller's assigned work
 	//
-	// Permission: caller (a user JWT; a ServiceToken gets 403). The work items assigned to the caller
+	// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
 	// (kind user) across the caller's organizations, newest update first. Decision: done items are left
 	// out unless include_done is true.
 	//
@@ -663,10 +663,10 @@ type ClientInterface interface {
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
 	ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateTaskWithBody Create a work item
+	// CreateTaskWithBody Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-	// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
 	// Takes any type of body and a specified content type.
@@ -674,10 +674,10 @@ type ClientInterface interface {
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
 	CreateTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateTask Create a work item
+	// CreateTask Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-	// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
 	// Takes a body of the `application/json` content type.
@@ -685,17 +685,17 @@ type ClientInterface interface {
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
 	CreateTask(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// GetTask Get a work item
+	// GetTask Get a task
 	//
 	// Permission ViewBoard at [team, org].
 	//
 	// Corresponds with GET /api/orgboard/tasks/{id} (the `GetTask` operationId).
 	GetTask(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AssignTaskWithBody Assign a work item
+	// AssignTaskWithBody Assign a task
 	//
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-	// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
 	//
 	// Takes any type of body and a specified content type.
@@ -703,10 +703,10 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/assign (the `AssignTask` operationId).
 	AssignTaskWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// AssignTask Assign a work item
+	// AssignTask Assign a task
 	//
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-	// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
 	//
 	// Takes a body of the `application/json` content type.
@@ -714,7 +714,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/assign (the `AssignTask` operationId).
 	AssignTask(ctx context.Context, id Id, body AssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MoveTaskWithBody Move a work item
+	// MoveTaskWithBody Move a task
 	//
 	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -726,7 +726,7 @@ type ClientInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/move (the `MoveTask` operationId).
 	MoveTaskWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// MoveTask Move a work item
+	// MoveTask Move a task
 	//
 	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -1178,9 +1178,9 @@ func (c *Client) ListAgentProfileVersions(ctx context.Context, key string, param
 	return c.Client.Do(req)
 }
 
-// ListAgentRuns List the runs of a work item
+// ListAgentRuns List the runs of a task
 //
-// Permission ViewBoard at [team, org] of the work item's team. Newest first.
+// Permission ViewBoard at [team, org] of the task's team. Newest first.
 //
 // Corresponds with GET /api/orgboard/agent-runs (the `ListAgentRuns` operationId).
 func (c *Client) ListAgentRuns(ctx context.Context, params *ListAgentRunsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1195,9 +1195,9 @@ func (c *Client) ListAgentRuns(ctx context.Context, params *ListAgentRunsParams,
 	return c.Client.Do(req)
 }
 
-// PrepareAgentRunWithBody Prepare an agent run for a work item
+// PrepareAgentRunWithBody Prepare an agent run for a task
 //
-// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 // of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 // order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 // agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -1220,9 +1220,9 @@ func (c *Client) PrepareAgentRunWithBody(ctx context.Context, contentType string
 	return c.Client.Do(req)
 }
 
-// PrepareAgentRun Prepare an agent run for a work item
+// PrepareAgentRun Prepare an agent run for a task
 //
-// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 // of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 // order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 // agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -1468,7 +1468,7 @@ func (c *Client) DeleteApiConfig(ctx context.Context, id Id, reqEditors ...Reque
 //
 // Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
 // columns are always returned in the order backlog, in progress, in review, done, each with every
-// work item of that status; items within a column are ordered by created_at then id.
+// task of that status; items within a column are ordered by created_at then id.
 //
 // Corresponds with GET /api/orgboard/board (the `GetBoard` operationId).
 func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1485,7 +1485,7 @@ func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditor
 
 // GetCartable The caller's assigned work
 //
-// Permission: caller (a user JWT; a ServiceToken gets 403). The work items assigned to the caller
+// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
 // (kind user) across the caller's organizations, newest update first. Decision: done items are left
 // out unless include_done is true.
 //
@@ -1972,10 +1972,10 @@ func (c *Client) ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSe
 	return c.Client.Do(req)
 }
 
-// CreateTaskWithBody Create a work item
+// CreateTaskWithBody Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
 // Takes any type of body and a specified content type.
@@ -1993,10 +1993,10 @@ func (c *Client) CreateTaskWithBody(ctx context.Context, contentType string, bod
 	return c.Client.Do(req)
 }
 
-// CreateTask Create a work item
+// CreateTask Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
 // Takes a body of the `application/json` content type.
@@ -2014,7 +2014,7 @@ func (c *Client) CreateTask(ctx context.Context, body CreateTaskJSONRequestBody,
 	return c.Client.Do(req)
 }
 
-// GetTask Get a work item
+// GetTask Get a task
 //
 // Permission ViewBoard at [team, org].
 //
@@ -2031,10 +2031,10 @@ func (c *Client) GetTask(ctx context.Context, id Id, reqEditors ...RequestEditor
 	return c.Client.Do(req)
 }
 
-// AssignTaskWithBody Assign a work item
+// AssignTaskWithBody Assign a task
 //
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
 //
 // Takes any type of body and a specified content type.
@@ -2052,10 +2052,10 @@ func (c *Client) AssignTaskWithBody(ctx context.Context, id Id, contentType stri
 	return c.Client.Do(req)
 }
 
-// AssignTask Assign a work item
+// AssignTask Assign a task
 //
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
 //
 // Takes a body of the `application/json` content type.
@@ -2073,7 +2073,7 @@ func (c *Client) AssignTask(ctx context.Context, id Id, body AssignTaskJSONReque
 	return c.Client.Do(req)
 }
 
-// MoveTaskWithBody Move a work item
+// MoveTaskWithBody Move a task
 //
 // Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -2095,7 +2095,7 @@ func (c *Client) MoveTaskWithBody(ctx context.Context, id Id, contentType string
 	return c.Client.Do(req)
 }
 
-// MoveTask Move a work item
+// MoveTask Move a task
 //
 // Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -5091,18 +5091,18 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/orgboard/agent-profiles/{key}/versions (the `ListAgentProfileVersions` operationId).
 	ListAgentProfileVersionsWithResponse(ctx context.Context, key string, params *ListAgentProfileVersionsParams, reqEditors ...RequestEditorFn) (*ListAgentProfileVersionsResponse, error)
 
-	// ListAgentRunsWithResponse List the runs of a work item
+	// ListAgentRunsWithResponse List the runs of a task
 	//
-	// Permission ViewBoard at [team, org] of the work item's team. Newest first.
+	// Permission ViewBoard at [team, org] of the task's team. Newest first.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with GET /api/orgboard/agent-runs (the `ListAgentRuns` operationId).
 	ListAgentRunsWithResponse(ctx context.Context, params *ListAgentRunsParams, reqEditors ...RequestEditorFn) (*ListAgentRunsResponse, error)
 
-	// PrepareAgentRunWithBodyWithResponse Prepare an agent run for a work item
+	// PrepareAgentRunWithBodyWithResponse Prepare an agent run for a task
 	//
-	// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+	// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 	// of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 	// order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 	// agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -5115,9 +5115,9 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
 	PrepareAgentRunWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error)
 
-	// PrepareAgentRunWithResponse Prepare an agent run for a work item
+	// PrepareAgentRunWithResponse Prepare an agent run for a task
 	//
-	// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+	// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 	// of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 	// order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 	// agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -5261,7 +5261,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
 	// columns are always returned in the order backlog, in progress, in review, done, each with every
-	// work item of that status; items within a column are ordered by created_at then id.
+	// task of that status; items within a column are ordered by created_at then id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5270,7 +5270,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetCartableWithResponse The caller's assigned work
 	//
-	// Permission: caller (a user JWT; a ServiceToken gets 403). The work items assigned to the caller
+	// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
 	// (kind user) across the caller's organizations, newest update first. Decision: done items are left
 	// out unless include_done is true.
 	//
@@ -5537,10 +5537,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
 	ConfigureSeatAgentWithResponse(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error)
 
-	// CreateTaskWithBodyWithResponse Create a work item
+	// CreateTaskWithBodyWithResponse Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-	// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5548,10 +5548,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
 	CreateTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
 
-	// CreateTaskWithResponse Create a work item
+	// CreateTaskWithResponse Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-	// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5559,7 +5559,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
 	CreateTaskWithResponse(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
 
-	// GetTaskWithResponse Get a work item
+	// GetTaskWithResponse Get a task
 	//
 	// Permission ViewBoard at [team, org].
 	//
@@ -5568,10 +5568,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/orgboard/tasks/{id} (the `GetTask` operationId).
 	GetTaskWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*GetTaskResponse, error)
 
-	// AssignTaskWithBodyWithResponse Assign a work item
+	// AssignTaskWithBodyWithResponse Assign a task
 	//
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-	// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5579,10 +5579,10 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/assign (the `AssignTask` operationId).
 	AssignTaskWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AssignTaskResponse, error)
 
-	// AssignTaskWithResponse Assign a work item
+	// AssignTaskWithResponse Assign a task
 	//
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-	// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5590,7 +5590,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/assign (the `AssignTask` operationId).
 	AssignTaskWithResponse(ctx context.Context, id Id, body AssignTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*AssignTaskResponse, error)
 
-	// MoveTaskWithBodyWithResponse Move a work item
+	// MoveTaskWithBodyWithResponse Move a task
 	//
 	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -5602,7 +5602,7 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with PATCH /api/orgboard/tasks/{id}/move (the `MoveTask` operationId).
 	MoveTaskWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*MoveTaskResponse, error)
 
-	// MoveTaskWithResponse Move a work item
+	// MoveTaskWithResponse Move a task
 	//
 	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -8697,7 +8697,7 @@ type CreateTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON201 the response for an HTTP 201 `application/json` response
-	JSON201 *WorkItem
+	JSON201 *Task
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8711,7 +8711,7 @@ type CreateTaskResponse struct {
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
-func (r CreateTaskResponse) GetJSON201() *WorkItem {
+func (r CreateTaskResponse) GetJSON201() *Task {
 	return r.JSON201
 }
 
@@ -8773,7 +8773,7 @@ type GetTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *WorkItem
+	JSON200 *Task
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8787,7 +8787,7 @@ type GetTaskResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r GetTaskResponse) GetJSON200() *WorkItem {
+func (r GetTaskResponse) GetJSON200() *Task {
 	return r.JSON200
 }
 
@@ -8849,7 +8849,7 @@ type AssignTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *WorkItem
+	JSON200 *Task
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8863,7 +8863,7 @@ type AssignTaskResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r AssignTaskResponse) GetJSON200() *WorkItem {
+func (r AssignTaskResponse) GetJSON200() *Task {
 	return r.JSON200
 }
 
@@ -8925,7 +8925,7 @@ type MoveTaskResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
-	JSON200 *WorkItem
+	JSON200 *Task
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -8941,7 +8941,7 @@ type MoveTaskResponse struct {
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
-func (r MoveTaskResponse) GetJSON200() *WorkItem {
+func (r MoveTaskResponse) GetJSON200() *Task {
 	return r.JSON200
 }
 
@@ -10236,9 +10236,9 @@ func (c *ClientWithResponses) ListAgentProfileVersionsWithResponse(ctx context.C
 	return ParseListAgentProfileVersionsResponse(rsp)
 }
 
-// ListAgentRunsWithResponse List the runs of a work item
+// ListAgentRunsWithResponse List the runs of a task
 //
-// Permission ViewBoard at [team, org] of the work item's team. Newest first.
+// Permission ViewBoard at [team, org] of the task's team. Newest first.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10251,9 +10251,9 @@ func (c *ClientWithResponses) ListAgentRunsWithResponse(ctx context.Context, par
 	return ParseListAgentRunsResponse(rsp)
 }
 
-// PrepareAgentRunWithBodyWithResponse Prepare an agent run for a work item
+// PrepareAgentRunWithBodyWithResponse Prepare an agent run for a task
 //
-// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 // of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 // order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 // agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -10272,9 +10272,9 @@ func (c *ClientWithResponses) PrepareAgentRunWithBodyWithResponse(ctx context.Co
 	return ParsePrepareAgentRunResponse(rsp)
 }
 
-// PrepareAgentRunWithResponse Prepare an agent run for a work item
+// PrepareAgentRunWithResponse Prepare an agent run for a task
 //
-// Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+// Permission ManageWork at [team, org] of the task's team. The agent and the task must be
 // of the same organization (400 otherwise). The prompt is assembled from these sections, in this
 // order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
 // agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -10484,7 +10484,7 @@ func (c *ClientWithResponses) DeleteApiConfigWithResponse(ctx context.Context, i
 //
 // Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
 // columns are always returned in the order backlog, in progress, in review, done, each with every
-// work item of that status; items within a column are ordered by created_at then id.
+// task of that status; items within a column are ordered by created_at then id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10499,7 +10499,7 @@ func (c *ClientWithResponses) GetBoardWithResponse(ctx context.Context, params *
 
 // GetCartableWithResponse The caller's assigned work
 //
-// Permission: caller (a user JWT; a ServiceToken gets 403). The work items assigned to the caller
+// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
 // (kind user) across the caller's organizations, newest update first. Decision: done items are left
 // out unless include_done is true.
 //
@@ -10910,10 +10910,10 @@ func (c *ClientWithResponses) ConfigureSeatAgentWithResponse(ctx context.Context
 	return ParseConfigureSeatAgentResponse(rsp)
 }
 
-// CreateTaskWithBodyWithResponse Create a work item
+// CreateTaskWithBodyWithResponse Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10927,10 +10927,10 @@ func (c *ClientWithResponses) CreateTaskWithBodyWithResponse(ctx context.Context
 	return ParseCreateTaskResponse(rsp)
 }
 
-// CreateTaskWithResponse Create a work item
+// CreateTaskWithResponse Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-// starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10944,7 +10944,7 @@ func (c *ClientWithResponses) CreateTaskWithResponse(ctx context.Context, body C
 	return ParseCreateTaskResponse(rsp)
 }
 
-// GetTaskWithResponse Get a work item
+// GetTaskWithResponse Get a task
 //
 // Permission ViewBoard at [team, org].
 //
@@ -10959,10 +10959,10 @@ func (c *ClientWithResponses) GetTaskWithResponse(ctx context.Context, id Id, re
 	return ParseGetTaskResponse(rsp)
 }
 
-// AssignTaskWithBodyWithResponse Assign a work item
+// AssignTaskWithBodyWithResponse Assign a task
 //
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10976,10 +10976,10 @@ func (c *ClientWithResponses) AssignTaskWithBodyWithResponse(ctx context.Context
 	return ParseAssignTaskResponse(rsp)
 }
 
-// AssignTaskWithResponse Assign a work item
+// AssignTaskWithResponse Assign a task
 //
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-// user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10993,7 +10993,7 @@ func (c *ClientWithResponses) AssignTaskWithResponse(ctx context.Context, id Id,
 	return ParseAssignTaskResponse(rsp)
 }
 
-// MoveTaskWithBodyWithResponse Move a work item
+// MoveTaskWithBodyWithResponse Move a task
 //
 // Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -11011,7 +11011,7 @@ func (c *ClientWithResponses) MoveTaskWithBodyWithResponse(ctx context.Context, 
 	return ParseMoveTaskResponse(rsp)
 }
 
-// MoveTaskWithResponse Move a work item
+// MoveTaskWithResponse Move a task
 //
 // Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
@@ -13883,7 +13883,7 @@ func ParseCreateTaskResponse(rsp *http.Response) (*CreateTaskResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 201:
-		var dest WorkItem
+		var dest Task
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -13950,7 +13950,7 @@ func ParseGetTaskResponse(rsp *http.Response) (*GetTaskResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest WorkItem
+		var dest Task
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14017,7 +14017,7 @@ func ParseAssignTaskResponse(rsp *http.Response) (*AssignTaskResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest WorkItem
+		var dest Task
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -14084,7 +14084,7 @@ func ParseMoveTaskResponse(rsp *http.Response) (*MoveTaskResponse, error) {
 
 	switch {
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 200:
-		var dest WorkItem
+		var dest Task
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}

@@ -369,48 +369,48 @@ func (e SeatState) Valid() bool {
 	}
 }
 
-// Defines values for WorkItemStatus.
+// Defines values for TaskStatus.
 const (
-	WorkItemStatusBacklog    WorkItemStatus = "backlog"
-	WorkItemStatusDone       WorkItemStatus = "done"
-	WorkItemStatusInProgress WorkItemStatus = "in_progress"
-	WorkItemStatusInReview   WorkItemStatus = "in_review"
+	TaskStatusBacklog    TaskStatus = "backlog"
+	TaskStatusDone       TaskStatus = "done"
+	TaskStatusInProgress TaskStatus = "in_progress"
+	TaskStatusInReview   TaskStatus = "in_review"
 )
 
-// Valid indicates whether the value is a known member of the WorkItemStatus enum.
-func (e WorkItemStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the TaskStatus enum.
+func (e TaskStatus) Valid() bool {
 	switch e {
-	case WorkItemStatusBacklog:
+	case TaskStatusBacklog:
 		return true
-	case WorkItemStatusDone:
+	case TaskStatusDone:
 		return true
-	case WorkItemStatusInProgress:
+	case TaskStatusInProgress:
 		return true
-	case WorkItemStatusInReview:
+	case TaskStatusInReview:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for WorkItemType.
+// Defines values for TaskType.
 const (
-	WorkItemTypeBug   WorkItemType = "bug"
-	WorkItemTypeEpic  WorkItemType = "epic"
-	WorkItemTypeStory WorkItemType = "story"
-	WorkItemTypeTask  WorkItemType = "task"
+	TaskTypeBug   TaskType = "bug"
+	TaskTypeEpic  TaskType = "epic"
+	TaskTypeStory TaskType = "story"
+	TaskTypeTask  TaskType = "task"
 )
 
-// Valid indicates whether the value is a known member of the WorkItemType enum.
-func (e WorkItemType) Valid() bool {
+// Valid indicates whether the value is a known member of the TaskType enum.
+func (e TaskType) Valid() bool {
 	switch e {
-	case WorkItemTypeBug:
+	case TaskTypeBug:
 		return true
-	case WorkItemTypeEpic:
+	case TaskTypeEpic:
 		return true
-	case WorkItemTypeStory:
+	case TaskTypeStory:
 		return true
-	case WorkItemTypeTask:
+	case TaskTypeTask:
 		return true
 	default:
 		return false
@@ -719,10 +719,10 @@ type Board struct {
 
 // BoardColumn defines model for BoardColumn.
 type BoardColumn struct {
-	Items []WorkItem `json:"items"`
+	Items []Task `json:"items"`
 
 	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status WorkItemStatus `json:"status"`
+	Status TaskStatus `json:"status"`
 
 	// Title The column title.
 	Title BoardColumnTitle `json:"title"`
@@ -733,7 +733,7 @@ type BoardColumnTitle string
 
 // Cartable The caller's assigned work.
 type Cartable struct {
-	Items  []WorkItem         `json:"items"`
+	Items  []Task             `json:"items"`
 	UserId openapi_types.UUID `json:"user_id"`
 }
 
@@ -1071,6 +1071,54 @@ type SeatList struct {
 // SeatState human (occupied by a member), open, or ai (occupied by an agent).
 type SeatState string
 
+// Task A board task.
+type Task struct {
+	// Assignee Null when unassigned.
+	Assignee       *Assignee          `json:"assignee"`
+	CreatedAt      time.Time          `json:"created_at"`
+	CreatedBy      openapi_types.UUID `json:"created_by"`
+	Description    string             `json:"description"`
+	Id             openapi_types.UUID `json:"id"`
+	OrganizationId openapi_types.UUID `json:"organization_id"`
+
+	// ParentId The parent task (same team).
+	ParentId *openapi_types.UUID `json:"parent_id"`
+
+	// Status The board columns, in order (backlog, in progress, in review, done).
+	Status    TaskStatus         `json:"status"`
+	TeamId    openapi_types.UUID `json:"team_id"`
+	Title     string             `json:"title"`
+	Type      TaskType           `json:"type"`
+	UpdatedAt time.Time          `json:"updated_at"`
+}
+
+// TaskAssign defines model for TaskAssign.
+type TaskAssign struct {
+	// Assignee The new assignee; null unassigns.
+	Assignee *Assignee `json:"assignee"`
+}
+
+// TaskCreate defines model for TaskCreate.
+type TaskCreate struct {
+	Description *string             `json:"description,omitempty"`
+	ParentId    *openapi_types.UUID `json:"parent_id,omitempty"`
+	TeamId      openapi_types.UUID  `json:"team_id"`
+	Title       string              `json:"title"`
+	Type        TaskType            `json:"type"`
+}
+
+// TaskMove defines model for TaskMove.
+type TaskMove struct {
+	// Status The board columns, in order (backlog, in progress, in review, done).
+	Status TaskStatus `json:"status"`
+}
+
+// TaskStatus The board columns, in order (backlog, in progress, in review, done).
+type TaskStatus string
+
+// TaskType defines model for TaskType.
+type TaskType string
+
 // Team defines model for Team.
 type Team struct {
 	CreatedAt      time.Time          `json:"created_at"`
@@ -1167,54 +1215,6 @@ type ToolServerTestResult struct {
 	ToolCount     int                `json:"tool_count"`
 	ToolNames     []string           `json:"tool_names"`
 }
-
-// WorkItem A board task.
-type WorkItem struct {
-	// Assignee Null when unassigned.
-	Assignee       *Assignee          `json:"assignee"`
-	CreatedAt      time.Time          `json:"created_at"`
-	CreatedBy      openapi_types.UUID `json:"created_by"`
-	Description    string             `json:"description"`
-	Id             openapi_types.UUID `json:"id"`
-	OrganizationId openapi_types.UUID `json:"organization_id"`
-
-	// ParentId The parent work item (same team).
-	ParentId *openapi_types.UUID `json:"parent_id"`
-
-	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status    WorkItemStatus     `json:"status"`
-	TeamId    openapi_types.UUID `json:"team_id"`
-	Title     string             `json:"title"`
-	Type      WorkItemType       `json:"type"`
-	UpdatedAt time.Time          `json:"updated_at"`
-}
-
-// WorkItemAssign defines model for WorkItemAssign.
-type WorkItemAssign struct {
-	// Assignee The new assignee; null unassigns.
-	Assignee *Assignee `json:"assignee"`
-}
-
-// WorkItemCreate defines model for WorkItemCreate.
-type WorkItemCreate struct {
-	Description *string             `json:"description,omitempty"`
-	ParentId    *openapi_types.UUID `json:"parent_id,omitempty"`
-	TeamId      openapi_types.UUID  `json:"team_id"`
-	Title       string              `json:"title"`
-	Type        WorkItemType        `json:"type"`
-}
-
-// WorkItemMove defines model for WorkItemMove.
-type WorkItemMove struct {
-	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status WorkItemStatus `json:"status"`
-}
-
-// WorkItemStatus The board columns, in order (backlog, in progress, in review, done).
-type WorkItemStatus string
-
-// WorkItemType defines model for WorkItemType.
-type WorkItemType string
 
 // Id defines model for Id.
 type Id = openapi_types.UUID
@@ -1320,7 +1320,7 @@ type ListAgentProfileVersionsParams struct {
 
 // ListAgentRunsParams defines parameters for ListAgentRuns.
 type ListAgentRunsParams struct {
-	// TaskId The work item.
+	// TaskId The task.
 	TaskId openapi_types.UUID `form:"task_id" json:"task_id"`
 }
 
@@ -1427,13 +1427,13 @@ type CreateSeatJSONRequestBody = SeatCreate
 type ConfigureSeatAgentJSONRequestBody = AgentConfigure
 
 // CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
-type CreateTaskJSONRequestBody = WorkItemCreate
+type CreateTaskJSONRequestBody = TaskCreate
 
 // AssignTaskJSONRequestBody defines body for AssignTask for application/json ContentType.
-type AssignTaskJSONRequestBody = WorkItemAssign
+type AssignTaskJSONRequestBody = TaskAssign
 
 // MoveTaskJSONRequestBody defines body for MoveTask for application/json ContentType.
-type MoveTaskJSONRequestBody = WorkItemMove
+type MoveTaskJSONRequestBody = TaskMove
 
 // CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
 type CreateTeamJSONRequestBody = TeamCreate

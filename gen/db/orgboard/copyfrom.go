@@ -9,13 +9,13 @@ import (
 	"context"
 )
 
-// iteratorForCopyWorkItems implements pgx.CopyFromSource.
-type iteratorForCopyWorkItems struct {
-	rows                 []CopyWorkItemsParams
+// iteratorForCopyTasks implements pgx.CopyFromSource.
+type iteratorForCopyTasks struct {
+	rows                 []CopyTasksParams
 	skippedFirstNextCall bool
 }
 
-func (r *iteratorForCopyWorkItems) Next() bool {
+func (r *iteratorForCopyTasks) Next() bool {
 	if len(r.rows) == 0 {
 		return false
 	}
@@ -27,7 +27,7 @@ func (r *iteratorForCopyWorkItems) Next() bool {
 	return len(r.rows) > 0
 }
 
-func (r iteratorForCopyWorkItems) Values() ([]interface{}, error) {
+func (r iteratorForCopyTasks) Values() ([]interface{}, error) {
 	return []interface{}{
 		r.rows[0].ID,
 		r.rows[0].OrganizationID,
@@ -43,10 +43,10 @@ func (r iteratorForCopyWorkItems) Values() ([]interface{}, error) {
 	}, nil
 }
 
-func (r iteratorForCopyWorkItems) Err() error {
+func (r iteratorForCopyTasks) Err() error {
 	return nil
 }
 
-func (q *Queries) CopyWorkItems(ctx context.Context, arg []CopyWorkItemsParams) (int64, error) {
-	return q.db.CopyFrom(ctx, []string{"work_items"}, []string{"id", "organization_id", "team_id", "type", "title", "description", "status", "parent_id", "created_by", "created_at", "updated_at"}, &iteratorForCopyWorkItems{rows: arg})
+func (q *Queries) CopyTasks(ctx context.Context, arg []CopyTasksParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"work_items"}, []string{"id", "organization_id", "team_id", "type", "title", "description", "status", "parent_id", "created_by", "created_at", "updated_at"}, &iteratorForCopyTasks{rows: arg})
 }

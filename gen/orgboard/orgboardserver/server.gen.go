@@ -49,10 +49,10 @@ type ServerInterface interface {
 	// ListAgentProfileVersions Get the versions of a profile key
 	// (GET /api/orgboard/agent-profiles/{key}/versions)
 	ListAgentProfileVersions(ctx echo.Context, key string, params ListAgentProfileVersionsParams) error
-	// ListAgentRuns List the runs of a work item
+	// ListAgentRuns List the runs of a task
 	// (GET /api/orgboard/agent-runs)
 	ListAgentRuns(ctx echo.Context, params ListAgentRunsParams) error
-	// PrepareAgentRun Prepare an agent run for a work item
+	// PrepareAgentRun Prepare an agent run for a task
 	// (POST /api/orgboard/agent-runs)
 	PrepareAgentRun(ctx echo.Context) error
 	// GetAgentRun Get an agent run
@@ -130,16 +130,16 @@ type ServerInterface interface {
 	// ConfigureSeatAgent Configure the agent of a seat
 	// (POST /api/orgboard/seats/{id}/agent)
 	ConfigureSeatAgent(ctx echo.Context, id Id) error
-	// CreateTask Create a work item
+	// CreateTask Create a task
 	// (POST /api/orgboard/tasks)
 	CreateTask(ctx echo.Context) error
-	// GetTask Get a work item
+	// GetTask Get a task
 	// (GET /api/orgboard/tasks/{id})
 	GetTask(ctx echo.Context, id Id) error
-	// AssignTask Assign a work item
+	// AssignTask Assign a task
 	// (PATCH /api/orgboard/tasks/{id}/assign)
 	AssignTask(ctx echo.Context, id Id) error
-	// MoveTask Move a work item
+	// MoveTask Move a task
 	// (PATCH /api/orgboard/tasks/{id}/move)
 	MoveTask(ctx echo.Context, id Id) error
 	// ListTeams List teams
@@ -4784,7 +4784,7 @@ type CreateTaskResponseObject interface {
 	VisitCreateTaskResponse(w http.ResponseWriter) error
 }
 
-type CreateTask201JSONResponse WorkItem
+type CreateTask201JSONResponse Task
 
 func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
 
@@ -4873,7 +4873,7 @@ type GetTaskResponseObject interface {
 	VisitGetTaskResponse(w http.ResponseWriter) error
 }
 
-type GetTask200JSONResponse WorkItem
+type GetTask200JSONResponse Task
 
 func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
 
@@ -4963,7 +4963,7 @@ type AssignTaskResponseObject interface {
 	VisitAssignTaskResponse(w http.ResponseWriter) error
 }
 
-type AssignTask200JSONResponse WorkItem
+type AssignTask200JSONResponse Task
 
 func (response AssignTask200JSONResponse) VisitAssignTaskResponse(w http.ResponseWriter) error {
 
@@ -5053,7 +5053,7 @@ type MoveTaskResponseObject interface {
 	VisitMoveTaskResponse(w http.ResponseWriter) error
 }
 
-type MoveTask200JSONResponse WorkItem
+type MoveTask200JSONResponse Task
 
 func (response MoveTask200JSONResponse) VisitMoveTaskResponse(w http.ResponseWriter) error {
 
@@ -6362,10 +6362,10 @@ type StrictServerInterface interface {
 	// ListAgentProfileVersions Get the versions of a profile key
 	// (GET /api/orgboard/agent-profiles/{key}/versions)
 	ListAgentProfileVersions(ctx context.Context, request ListAgentProfileVersionsRequestObject) (ListAgentProfileVersionsResponseObject, error)
-	// ListAgentRuns List the runs of a work item
+	// ListAgentRuns List the runs of a task
 	// (GET /api/orgboard/agent-runs)
 	ListAgentRuns(ctx context.Context, request ListAgentRunsRequestObject) (ListAgentRunsResponseObject, error)
-	// PrepareAgentRun Prepare an agent run for a work item
+	// PrepareAgentRun Prepare an agent run for a task
 	// (POST /api/orgboard/agent-runs)
 	PrepareAgentRun(ctx context.Context, request PrepareAgentRunRequestObject) (PrepareAgentRunResponseObject, error)
 	// GetAgentRun Get an agent run
@@ -6443,16 +6443,16 @@ type StrictServerInterface interface {
 	// ConfigureSeatAgent Configure the agent of a seat
 	// (POST /api/orgboard/seats/{id}/agent)
 	ConfigureSeatAgent(ctx context.Context, request ConfigureSeatAgentRequestObject) (ConfigureSeatAgentResponseObject, error)
-	// CreateTask Create a work item
+	// CreateTask Create a task
 	// (POST /api/orgboard/tasks)
 	CreateTask(ctx context.Context, request CreateTaskRequestObject) (CreateTaskResponseObject, error)
-	// GetTask Get a work item
+	// GetTask Get a task
 	// (GET /api/orgboard/tasks/{id})
 	GetTask(ctx context.Context, request GetTaskRequestObject) (GetTaskResponseObject, error)
-	// AssignTask Assign a work item
+	// AssignTask Assign a task
 	// (PATCH /api/orgboard/tasks/{id}/assign)
 	AssignTask(ctx context.Context, request AssignTaskRequestObject) (AssignTaskResponseObject, error)
-	// MoveTask Move a work item
+	// MoveTask Move a task
 	// (PATCH /api/orgboard/tasks/{id}/move)
 	MoveTask(ctx context.Context, request MoveTaskRequestObject) (MoveTaskResponseObject, error)
 	// ListTeams List teams

@@ -441,9 +441,9 @@ export interface paths {
         get?: never;
         put?: never;
         /**
-         * Create a work item
-         * @description Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new work item
-         *     starts in status backlog, unassigned. parent_id must be a work item of the same team (400
+         * Create a task
+         * @description Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+         *     starts in status backlog, unassigned. parent_id must be a task of the same team (400
          *     otherwise). Audited as task.created.
          */
         post: operations["createTask"];
@@ -464,7 +464,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Get a work item
+         * Get a task
          * @description Permission ViewBoard at [team, org].
          */
         get: operations["getTask"];
@@ -487,7 +487,7 @@ export interface paths {
          * Board of a team
          * @description Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
          *     columns are always returned in the order backlog, in progress, in review, done, each with every
-         *     work item of that status; items within a column are ordered by created_at then id.
+         *     task of that status; items within a column are ordered by created_at then id.
          */
         get: operations["getBoard"];
         put?: never;
@@ -515,7 +515,7 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Move a work item
+         * Move a task
          * @description Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
          *     in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
          *     in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
@@ -541,9 +541,9 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Assign a work item
+         * Assign a task
          * @description Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
-         *     user) or an ai seat of the work item's team (kind seat); anything else is 400. null unassigns.
+         *     user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
          *     The item appears in the assignee's cartable. Audited as task.assigned.
          */
         patch: operations["assignTask"];
@@ -558,7 +558,7 @@ export interface paths {
         };
         /**
          * The caller's assigned work
-         * @description Permission: caller (a user JWT; a ServiceToken gets 403). The work items assigned to the caller
+         * @description Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
          *     (kind user) across the caller's organizations, newest update first. Decision: done items are left
          *     out unless include_done is true.
          */
@@ -925,14 +925,14 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * List the runs of a work item
-         * @description Permission ViewBoard at [team, org] of the work item's team. Newest first.
+         * List the runs of a task
+         * @description Permission ViewBoard at [team, org] of the task's team. Newest first.
          */
         get: operations["listAgentRuns"];
         put?: never;
         /**
-         * Prepare an agent run for a work item
-         * @description Permission ManageWork at [team, org] of the work item's team. The agent and the work item must be
+         * Prepare an agent run for a task
+         * @description Permission ManageWork at [team, org] of the task's team. The agent and the task must be
          *     of the same organization (400 otherwise). The prompt is assembled from these sections, in this
          *     order where present: '# Product' (the identity of the team's product), '# Operating guide' (the
          *     agent's persona), '# Tools (MCP)' (the tools discovered on the agent's bound tool servers; omitted
@@ -1442,12 +1442,12 @@ export interface components {
             profile_id?: string | null;
         };
         /** @enum {string} */
-        WorkItemType: "epic" | "story" | "task" | "bug";
+        TaskType: "epic" | "story" | "task" | "bug";
         /**
          * @description The board columns, in order (backlog, in progress, in review, done).
          * @enum {string}
          */
-        WorkItemStatus: "backlog" | "in_progress" | "in_review" | "done";
+        TaskStatus: "backlog" | "in_progress" | "in_review" | "done";
         /** @enum {string} */
         AssigneeKind: "user" | "seat";
         Assignee: {
@@ -1459,22 +1459,22 @@ export interface components {
             id: string;
         };
         /** @description A board task. */
-        WorkItem: {
+        Task: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             organization_id: string;
             /** Format: uuid */
             team_id: string;
-            type: components["schemas"]["WorkItemType"];
+            type: components["schemas"]["TaskType"];
             title: string;
             description: string;
-            status: components["schemas"]["WorkItemStatus"];
+            status: components["schemas"]["TaskStatus"];
             /** @description Null when unassigned. */
             assignee: components["schemas"]["Assignee"] | null;
             /**
              * Format: uuid
-             * @description The parent work item (same team).
+             * @description The parent task (same team).
              */
             parent_id: string | null;
             /** Format: uuid */
@@ -1484,31 +1484,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        WorkItemCreate: {
+        TaskCreate: {
             /** Format: uuid */
             team_id: string;
-            type: components["schemas"]["WorkItemType"];
+            type: components["schemas"]["TaskType"];
             title: string;
             /** @default  */
             description?: string;
             /** Format: uuid */
             parent_id?: string | null;
         };
-        WorkItemMove: {
-            status: components["schemas"]["WorkItemStatus"];
+        TaskMove: {
+            status: components["schemas"]["TaskStatus"];
         };
-        WorkItemAssign: {
+        TaskAssign: {
             /** @description The new assignee; null unassigns. */
             assignee: components["schemas"]["Assignee"] | null;
         };
         BoardColumn: {
-            status: components["schemas"]["WorkItemStatus"];
+            status: components["schemas"]["TaskStatus"];
             /**
              * @description The column title.
              * @enum {string}
              */
             title: "backlog" | "in progress" | "in review" | "done";
-            items: components["schemas"]["WorkItem"][];
+            items: components["schemas"]["Task"][];
         };
         Board: {
             /** Format: uuid */
@@ -1520,7 +1520,7 @@ export interface components {
         Cartable: {
             /** Format: uuid */
             user_id: string;
-            items: components["schemas"]["WorkItem"][];
+            items: components["schemas"]["Task"][];
         };
         /** @enum {string} */
         ProfileOrigin: "Builtin" | "Authored" | "Installed";
@@ -2715,17 +2715,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WorkItemCreate"];
+                "application/json": components["schemas"]["TaskCreate"];
             };
         };
         responses: {
-            /** @description The work item. */
+            /** @description The task. */
             201: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkItem"];
+                    "application/json": components["schemas"]["Task"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2746,13 +2746,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The work item. */
+            /** @description The task. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkItem"];
+                    "application/json": components["schemas"]["Task"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2800,17 +2800,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WorkItemMove"];
+                "application/json": components["schemas"]["TaskMove"];
             };
         };
         responses: {
-            /** @description The moved work item. */
+            /** @description The moved task. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkItem"];
+                    "application/json": components["schemas"]["Task"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2832,17 +2832,17 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["WorkItemAssign"];
+                "application/json": components["schemas"]["TaskAssign"];
             };
         };
         responses: {
-            /** @description The assigned work item. */
+            /** @description The assigned task. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["WorkItem"];
+                    "application/json": components["schemas"]["Task"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -3347,7 +3347,7 @@ export interface operations {
     listAgentRuns: {
         parameters: {
             query: {
-                /** @description The work item. */
+                /** @description The task. */
                 task_id: string;
             };
             header?: never;

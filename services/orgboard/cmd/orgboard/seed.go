@@ -16,9 +16,9 @@ import (
 func seed(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("seed", flag.ContinueOnError)
 	demo := fs.Bool("demo", false, "demo organization, teams, seats and board (idempotent)")
-	bench := fs.Bool("bench", false, "a new organization with --items work items across --teams teams")
+	bench := fs.Bool("bench", false, "a new organization with --items tasks across --teams teams")
 	teams := fs.Int("teams", 20, "teams of the --bench organization")
-	items := fs.Int("items", 5000, "work items of the --bench organization")
+	items := fs.Int("items", 5000, "tasks of the --bench organization")
 	owner := fs.String("owner", app.DemoOwner.String(), "owner user id of the --bench organization")
 	member := fs.String("member", app.DemoMember.String(), "member user id of the --bench organization")
 	if err := fs.Parse(args); err != nil {
@@ -32,11 +32,12 @@ func seed(ctx context.Context, args []string) error {
 		return err
 	}
 	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
-	a, closeDB, err := open(ctx, c, log)
+	svc, err := wire(ctx, c, log)
 	if err != nil {
 		return err
 	}
-	defer closeDB()
+	defer svc.pool.Close()
+	a := svc.app
 	var res app.SeedResult
 	if *demo {
 		res, err = a.SeedDemo(ctx)

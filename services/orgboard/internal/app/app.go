@@ -1,9 +1,4 @@
-// Package app holds the orgboard's use cases: each command authorizes the caller along the scope
-// chain [team, org] (domain.Authorize), runs in one transaction (store.InTx) and writes its audit
-// entry in that same transaction (App.audit).
-//
-// The agents part of the service (issue 8) lives in files named agents*.go of this package; its
-// dependencies are the AgentDeps struct (agents_deps.go), which New keeps in App.agents.
+// Package app holds the orgboard's use cases: each authorizes the caller, runs in one transaction and audits in it.
 package app
 
 import (
@@ -12,42 +7,55 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // App runs the orgboard's commands and queries.
 type App struct {
-	pool   *pgxpool.Pool
+	store  domain.Store
+	sealer domain.Sealer
+	models domain.ModelGateway
+	tools  domain.ToolClient
+	urls   domain.URLPolicy
+	limits Limits
 	log    *slog.Logger
 	clock  func() time.Time
-	agents AgentDeps
 }
 
-// Options configure New; zero values take defaults.
-type Options struct {
+// Deps are what an App is built on; every one is required.
+type Deps struct {
+	Store domain.Store
+	// Sealer seals model keys and tool-server headers.
+	Sealer domain.Sealer
+	// Models calls model connections.
+	Models domain.ModelGateway
+	// Tools talks to tool servers.
+	Tools domain.ToolClient
+	// URLs decides which tool-server and model URLs an organization may register.
+	URLs   domain.URLPolicy
+	Limits Limits
 	Logger *slog.Logger
-	// Clock is the time source (time.Now by default).
+	// Clock is the time source.
 	Clock func() time.Time
-	// Agents are the dependencies of the agents part (issue 8).
-	Agents AgentDeps
 }
 
-// New returns an App on pool.
-func New(pool *pgxpool.Pool, opts Options) *App {
-	if opts.Logger == nil {
-		opts.Logger = slog.Default()
-	}
-	if opts.Clock == nil {
-		opts.Clock = time.Now
-	}
-	return &App{pool: pool, log: opts.Logger, clock: opts.Clock, agents: opts.Agents}
+// Limits bound the calls the service makes to tool servers.
+type Limits struct {
+	// ToolCall bounds a governed tool call.
+	ToolCall time.Duration
+	// ToolTest bounds a connectivity test.
+	ToolTest time.Duration
+	// Discovery bounds the tool discovery of one server while a run is prepared.
+	Discovery time.Duration
 }
 
-// Pool is the database pool (readiness checks, other stores of the service).
-func (a *App) Pool() *pgxpool.Pool { return a.pool }
+// New returns an App on d.
+func New(d Deps) *App {
+	return &App{store: d.Store, sealer: d.Sealer, models: d.Models, tools: d.Tools, urls: d.URLs,
+		limits: d.Limits, log: d.Logger, clock: d.Clock}
+}
 
 // now is the current time in UTC at the database's precision, so that what a command returns
 // equals what a later read returns.
@@ -63,23 +71,15 @@ func (a *App) newID() uuid.UUID {
 	return id
 }
 
-// read is a Store on the pool, for queries outside a transaction.
-func (a *App) read() *store.Store { return store.New(a.pool) }
-
-// inTx runs fn in one transaction.
-func (a *App) inTx(ctx context.Context, fn func(*store.Store) error) error {
-	return store.InTx(ctx, a.pool, fn)
-}
-
 // audit appends the audit entry of rec, done by actor, through s -- the Store of the
 // transaction that makes the change, so the entry commits or rolls back with it.
-func (a *App) audit(ctx context.Context, s *store.Store, actor domain.Actor, rec domain.Record) error {
+func (a *App) audit(ctx context.Context, s domain.Store, actor domain.Actor, rec domain.Record) error {
 	return s.AppendAudit(ctx, domain.NewAuditEntry(a.newID(), actor, rec, a.now()))
 }
 
 // standing loads what actor holds along scope. A service with the admin scope holds Owner
 // everywhere (once the organization is known to exist); any other service token is refused.
-func (a *App) standing(ctx context.Context, s *store.Store, actor domain.Actor, scope domain.Scope) (domain.Standing, error) {
+func (a *App) standing(ctx context.Context, s domain.Store, actor domain.Actor, scope domain.Scope) (domain.Standing, error) {
 	if err := actor.RequireKnown(); err != nil {
 		return domain.Standing{}, err
 	}
@@ -90,7 +90,7 @@ func (a *App) standing(ctx context.Context, s *store.Store, actor domain.Actor, 
 }
 
 // authorize checks p for actor at scope; what names the record for the 404 an outsider gets.
-func (a *App) authorize(ctx context.Context, s *store.Store, actor domain.Actor, scope domain.Scope, p domain.Permission, what string) (domain.Standing, error) {
+func (a *App) authorize(ctx context.Context, s domain.Store, actor domain.Actor, scope domain.Scope, p domain.Permission, what string) (domain.Standing, error) {
 	st, err := a.standing(ctx, s, actor, scope)
 	if err != nil {
 		return st, err
@@ -100,7 +100,7 @@ func (a *App) authorize(ctx context.Context, s *store.Store, actor domain.Actor,
 
 // authorizeOrg is authorize at an organization given by id: a missing organization and one the
 // caller is not a member of both answer "organization not found".
-func (a *App) authorizeOrg(ctx context.Context, s *store.Store, actor domain.Actor, org uuid.UUID, p domain.Permission) (domain.Standing, error) {
+func (a *App) authorizeOrg(ctx context.Context, s domain.Store, actor domain.Actor, org uuid.UUID, p domain.Permission) (domain.Standing, error) {
 	st, err := a.authorize(ctx, s, actor, domain.OrgScope(org), p, "organization")
 	if err != nil {
 		return st, err
@@ -111,6 +111,28 @@ func (a *App) authorizeOrg(ctx context.Context, s *store.Store, actor domain.Act
 		}
 	}
 	return st, nil
+}
+
+// authorizeBinding is the check of the org-level lists a Lead needs to bind things to its team's
+// agents (model connections, tool servers): ConfigureAgents at the organization, or a Lead of
+// any of its teams.
+func (a *App) authorizeBinding(ctx context.Context, s domain.Store, actor domain.Actor, org uuid.UUID) error {
+	st, err := a.standing(ctx, s, actor, domain.OrgScope(org))
+	if err != nil {
+		return err
+	}
+	if !st.Member() {
+		return errs.E(errs.NotFound, "organization not found")
+	}
+	if st.ServiceAdmin {
+		if _, err := s.GetOrganization(ctx, org); err != nil {
+			return err
+		}
+	}
+	if st.Holds(domain.ConfigureAgents) || (st.LeadsSomeTeam && st.OrgRole != "") {
+		return nil
+	}
+	return errs.Ef(errs.Forbidden, "this needs the %s permission", domain.ConfigureAgents)
 }
 
 // createdBy is the user recorded as author: the user, or the nil uuid for a service.

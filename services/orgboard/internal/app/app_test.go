@@ -4,23 +4,46 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net/http"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
+	"github.com/videotpl/platform/services/orgboard/internal/store/modelgw"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
 func newApp(t *testing.T) (*app.App, *pgxpool.Pool) {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
-	return app.New(pool, app.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}), pool
+	policy, err := egress.ParseAllowList("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	transport := policy.Transport()
+	t.Cleanup(transport.CloseIdleConnections)
+	a := app.New(app.Deps{
+		Store:  store.New(pool),
+		Sealer: seal.Ephemeral(),
+		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
+		Tools:  mcp.New(transport, "orgboard-test", "0"),
+		URLs:   store.URLs(policy),
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Clock:  time.Now,
+	})
+	return a, pool
 }
 
 func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {
@@ -35,7 +58,7 @@ func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	item, err := a.CreateWorkItem(ctx, owner, app.WorkItemInput{TeamID: team.ID, Type: "task", Title: "x"})
+	item, err := a.CreateTask(ctx, owner, app.TaskInput{TeamID: team.ID, Type: "task", Title: "x"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +66,10 @@ func TestAChangeWhoseAuditEntryCannotBeWrittenIsRolledBack(t *testing.T) {
 	if _, err := pool.Exec(ctx, "ALTER TABLE audit_entries ADD CONSTRAINT no_moves CHECK (action <> 'task.moved') NOT VALID"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.MoveWorkItem(ctx, owner, item.ID, domain.StatusInProgress); err == nil {
+	if _, err := a.MoveTask(ctx, owner, item.ID, domain.StatusInProgress); err == nil {
 		t.Fatal("the move succeeded without its audit entry")
 	}
-	got, err := a.GetWorkItem(ctx, owner, item.ID)
+	got, err := a.GetTask(ctx, owner, item.ID)
 	if err != nil {
 		t.Fatal(err)
 	}

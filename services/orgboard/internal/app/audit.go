@@ -27,7 +27,7 @@ func (a *App) ListAudit(ctx context.Context, actor domain.Actor, f domain.AuditF
 	case f.Limit < 1 || f.Limit > MaxAuditLimit:
 		return domain.AuditPage{}, errs.InvalidFields(errs.Field("query.limit", "must be between 1 and 100"))
 	}
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, f.OrganizationID, domain.ViewAuditLog); err != nil {
 		return domain.AuditPage{}, err
 	}

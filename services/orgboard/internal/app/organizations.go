@@ -13,7 +13,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // CreateOrganization creates an organization whose first Owner is the calling user.
@@ -27,7 +26,7 @@ func (a *App) CreateOrganization(ctx context.Context, actor domain.Actor, name s
 	}
 	now := a.now()
 	org := domain.Organization{ID: a.newID(), Name: name, CreatedBy: actor.UserID, CreatedAt: now, CallerRole: domain.RoleOwner}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if err := s.InsertOrganization(ctx, org); err != nil {
 			return err
 		}
@@ -50,14 +49,14 @@ func (a *App) ListOrganizations(ctx context.Context, actor domain.Actor) ([]doma
 		return []domain.Organization{}, nil
 	}
 	if !actor.IsUser() {
-		return a.read().ListAllOrganizations(ctx)
+		return a.store.ListAllOrganizations(ctx)
 	}
-	return a.read().ListOrganizationsOfUser(ctx, actor.UserID)
+	return a.store.ListOrganizationsOfUser(ctx, actor.UserID)
 }
 
 // GetOrganization reads an organization the caller belongs to, with the caller's role.
 func (a *App) GetOrganization(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Organization, error) {
-	s := a.read()
+	s := a.store
 	st, err := a.authorizeOrg(ctx, s, actor, id, domain.ViewBoard)
 	if err != nil {
 		return domain.Organization{}, err
@@ -74,7 +73,7 @@ func (a *App) GetOrganization(ctx context.Context, actor domain.Actor, id uuid.U
 
 // ListMembers lists the members of an organization the caller belongs to.
 func (a *App) ListMembers(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.Member, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -111,7 +110,7 @@ func (a *App) CreateInvitation(ctx context.Context, actor domain.Actor, org uuid
 		InvitedBy: createdBy(actor), CreatedAt: now, ExpiresAt: now.Add(domain.InvitationTTL),
 		TokenSHA256: sum, Token: &token,
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ManageMembers); err != nil {
 			return err
 		}
@@ -156,7 +155,7 @@ func (a *App) CreateInvitation(ctx context.Context, actor domain.Actor, org uuid
 
 // ListInvitations lists an organization's invitations (Owner only), without tokens.
 func (a *App) ListInvitations(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.Invitation, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ManageMembers); err != nil {
 		return nil, err
 	}
@@ -171,7 +170,7 @@ func (a *App) AcceptInvitation(ctx context.Context, actor domain.Actor, id uuid.
 		return domain.Member{}, err
 	}
 	var m domain.Member
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		inv, err := s.GetInvitationForUpdate(ctx, id)
 		if err != nil {
 			return err

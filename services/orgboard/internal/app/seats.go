@@ -8,7 +8,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // SeatInput is a new seat: human (UserID a member of the organization) or open. A seat becomes
@@ -38,7 +37,7 @@ func (a *App) CreateSeat(ctx context.Context, actor domain.Actor, in SeatInput) 
 		return domain.Seat{}, errs.InvalidFields(errs.Field("body.user_id", "must be absent for an open seat"))
 	}
 	var seat domain.Seat
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		t, _, err := a.team(ctx, s, actor, in.TeamID, domain.ConfigureAgents)
 		if err != nil {
 			return err
@@ -67,7 +66,7 @@ func (a *App) CreateSeat(ctx context.Context, actor domain.Actor, in SeatInput) 
 
 // ListSeats lists a team's seats.
 func (a *App) ListSeats(ctx context.Context, actor domain.Actor, team uuid.UUID) ([]domain.Seat, error) {
-	s := a.read()
+	s := a.store
 	if _, _, err := a.team(ctx, s, actor, team, domain.ViewBoard); err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // The users of the demo data; `orgboard token --sub <id>` mints their tokens.
@@ -29,7 +28,7 @@ type SeedResult struct {
 	LeadID         uuid.UUID   `json:"lead_id,omitempty"`
 	MemberID       uuid.UUID   `json:"member_id"`
 	TeamIDs        []uuid.UUID `json:"team_ids"`
-	WorkItems      int         `json:"work_items"`
+	Tasks          int         `json:"tasks"`
 	Created        bool        `json:"created"`
 }
 
@@ -112,13 +111,13 @@ func (a *App) SeedDemo(ctx context.Context) (SeedResult, error) {
 			return res, err
 		}
 	}
-	epic, err := a.CreateWorkItem(ctx, owner, WorkItemInput{TeamID: editorTeam.ID, Type: "epic", Title: "Colour presets"})
+	epic, err := a.CreateTask(ctx, owner, TaskInput{TeamID: editorTeam.ID, Type: "epic", Title: "Colour presets"})
 	if err != nil {
 		return res, err
 	}
 	items := []struct {
 		title string
-		kind  domain.WorkItemType
+		kind  domain.TaskType
 		path  []domain.Status
 		who   *domain.Assignee
 	}{
@@ -129,22 +128,22 @@ func (a *App) SeedDemo(ctx context.Context) (SeedResult, error) {
 		{"Document presets for template authors", "task", nil, nil},
 	}
 	for _, it := range items {
-		w, err := a.CreateWorkItem(ctx, member, WorkItemInput{TeamID: editorTeam.ID, Type: it.kind, Title: it.title, ParentID: &epic.ID})
+		w, err := a.CreateTask(ctx, member, TaskInput{TeamID: editorTeam.ID, Type: it.kind, Title: it.title, ParentID: &epic.ID})
 		if err != nil {
 			return res, err
 		}
 		for _, st := range it.path {
-			if _, err := a.MoveWorkItem(ctx, member, w.ID, st); err != nil {
+			if _, err := a.MoveTask(ctx, member, w.ID, st); err != nil {
 				return res, err
 			}
 		}
 		if it.who != nil {
-			if _, err := a.AssignWorkItem(ctx, lead, w.ID, it.who); err != nil {
+			if _, err := a.AssignTask(ctx, lead, w.ID, it.who); err != nil {
 				return res, err
 			}
 		}
 	}
-	res.WorkItems = len(items) + 1
+	res.Tasks = len(items) + 1
 	return res, nil
 }
 
@@ -160,14 +159,14 @@ Plain, friendly, brief. No jargon towards customers.
 Not a general-purpose video editor; no timeline editing.
 `
 
-// SeedBench creates an organization of teams teams holding items work items in total (spread
+// SeedBench creates an organization of teams teams holding items tasks in total (spread
 // evenly, all in progress so that a benchmark can move them back and forth), plus a Member.
-// The work items are bulk-loaded (COPY) without audit entries: they are fixtures, not actions.
+// The tasks are bulk-loaded (COPY) without audit entries: they are fixtures, not actions.
 func (a *App) SeedBench(ctx context.Context, owner, memberID uuid.UUID, teams, items int) (SeedResult, error) {
 	if teams < 1 || items < 0 {
 		return SeedResult{}, errs.E(errs.Invalid, "teams must be at least 1 and items not negative")
 	}
-	res := SeedResult{OwnerID: owner, MemberID: memberID, WorkItems: items, Created: true}
+	res := SeedResult{OwnerID: owner, MemberID: memberID, Tasks: items, Created: true}
 	actor := domain.UserActor(owner)
 	org, err := a.CreateOrganization(ctx, actor, fmt.Sprintf("Bench %s", time.Now().UTC().Format(time.RFC3339)))
 	if err != nil {
@@ -189,17 +188,17 @@ func (a *App) SeedBench(ctx context.Context, owner, memberID uuid.UUID, teams, i
 		res.TeamIDs = append(res.TeamIDs, t.ID)
 	}
 	base := a.now()
-	batch := make([]domain.WorkItem, 0, items)
+	batch := make([]domain.Task, 0, items)
 	for i := range items {
 		at := base.Add(time.Duration(i) * time.Microsecond)
-		batch = append(batch, domain.WorkItem{
+		batch = append(batch, domain.Task{
 			ID: a.newID(), OrganizationID: org.ID, TeamID: res.TeamIDs[i%teams], Type: "task",
 			Title: fmt.Sprintf("Work item %d", i+1), Description: "Seeded for the board benchmark.",
 			Status: domain.StatusInProgress, CreatedBy: owner, CreatedAt: at, UpdatedAt: at,
 		})
 	}
-	err = a.inTx(ctx, func(s *store.Store) error {
-		_, err := s.CopyWorkItems(ctx, batch)
+	err = a.store.InTx(ctx, func(s domain.Store) error {
+		_, err := s.CopyTasks(ctx, batch)
 		return err
 	})
 	return res, err

@@ -11,7 +11,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // CreateDivision creates a division (Owner only; a structure write).
@@ -21,7 +20,7 @@ func (a *App) CreateDivision(ctx context.Context, actor domain.Actor, org uuid.U
 		return domain.Division{}, errs.InvalidFields(errs.Field("body.name", "must not be blank"))
 	}
 	d := domain.Division{ID: a.newID(), OrganizationID: org, Name: name, Description: description, CreatedAt: a.now()}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ManageStructure); err != nil {
 			return err
 		}
@@ -39,7 +38,7 @@ func (a *App) CreateDivision(ctx context.Context, actor domain.Actor, org uuid.U
 
 // ListDivisions lists an organization's divisions.
 func (a *App) ListDivisions(ctx context.Context, actor domain.Actor, org uuid.UUID) ([]domain.Division, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -66,7 +65,7 @@ func (a *App) CreateProduct(ctx context.Context, actor domain.Actor, org uuid.UU
 	}
 	p := domain.Product{ID: a.newID(), OrganizationID: org, DivisionID: in.DivisionID, Name: in.Name,
 		Kind: in.Kind, Description: in.Description, CreatedAt: a.now()}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ManageStructure); err != nil {
 			return err
 		}
@@ -93,7 +92,7 @@ func (a *App) CreateProduct(ctx context.Context, actor domain.Actor, org uuid.UU
 
 // ListProducts lists an organization's products, optionally of one division or kind.
 func (a *App) ListProducts(ctx context.Context, actor domain.Actor, org uuid.UUID, division *uuid.UUID, kind *domain.ProductKind) ([]domain.Product, error) {
-	s := a.read()
+	s := a.store
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -101,7 +100,7 @@ func (a *App) ListProducts(ctx context.Context, actor domain.Actor, org uuid.UUI
 }
 
 // viewProduct loads a product the caller may view.
-func (a *App) viewProduct(ctx context.Context, s *store.Store, actor domain.Actor, id uuid.UUID) (domain.Product, error) {
+func (a *App) viewProduct(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID) (domain.Product, error) {
 	p, err := s.GetProduct(ctx, id)
 	if err != nil {
 		return domain.Product{}, err
@@ -112,13 +111,13 @@ func (a *App) viewProduct(ctx context.Context, s *store.Store, actor domain.Acto
 
 // GetProduct reads a product.
 func (a *App) GetProduct(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Product, error) {
-	return a.viewProduct(ctx, a.read(), actor, id)
+	return a.viewProduct(ctx, a.store, actor, id)
 }
 
 // GetProductIdentity reads the current identity of a product; version 0 with empty content when
 // it was never set.
 func (a *App) GetProductIdentity(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.ProductIdentity, error) {
-	s := a.read()
+	s := a.store
 	p, err := a.viewProduct(ctx, s, actor, id)
 	if err != nil {
 		return domain.ProductIdentity{}, err
@@ -131,7 +130,7 @@ func (a *App) GetProductIdentity(ctx context.Context, actor domain.Actor, id uui
 
 // ListProductIdentityVersions lists every stored version of a product's identity, newest first.
 func (a *App) ListProductIdentityVersions(ctx context.Context, actor domain.Actor, id uuid.UUID) ([]domain.ProductIdentity, error) {
-	s := a.read()
+	s := a.store
 	p, err := a.viewProduct(ctx, s, actor, id)
 	if err != nil {
 		return nil, err
@@ -143,7 +142,7 @@ func (a *App) ListProductIdentityVersions(ctx context.Context, actor domain.Acto
 // versions are kept. base, when given, must be the current version (else Conflict).
 func (a *App) SetProductIdentity(ctx context.Context, actor domain.Actor, id uuid.UUID, content string, base *int64) (domain.ProductIdentity, error) {
 	var out domain.ProductIdentity
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		p, err := s.GetProductForUpdate(ctx, id)
 		if err != nil {
 			return err

@@ -8,7 +8,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
-	"github.com/videotpl/platform/services/orgboard/internal/store"
 )
 
 // CreateTeam creates a team, optionally under a product of the same organization (Owner only).
@@ -18,7 +17,7 @@ func (a *App) CreateTeam(ctx context.Context, actor domain.Actor, org uuid.UUID,
 		return domain.Team{}, errs.InvalidFields(errs.Field("body.name", "must not be blank"))
 	}
 	t := domain.Team{ID: a.newID(), OrganizationID: org, ProductID: product, Name: name, CreatedAt: a.now()}
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ManageStructure); err != nil {
 			return err
 		}
@@ -46,7 +45,7 @@ func (a *App) CreateTeam(ctx context.Context, actor domain.Actor, org uuid.UUID,
 // ListTeams lists the teams of one organization (org given; 404 when the caller is not a member)
 // or of every organization the caller belongs to.
 func (a *App) ListTeams(ctx context.Context, actor domain.Actor, org, product *uuid.UUID) ([]domain.Team, error) {
-	s := a.read()
+	s := a.store
 	if org != nil {
 		if _, err := a.authorizeOrg(ctx, s, actor, *org, domain.ViewBoard); err != nil {
 			return nil, err
@@ -63,7 +62,7 @@ func (a *App) ListTeams(ctx context.Context, actor domain.Actor, org, product *u
 }
 
 // team loads a team and checks p for the caller on it.
-func (a *App) team(ctx context.Context, s *store.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.Team, domain.Standing, error) {
+func (a *App) team(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.Team, domain.Standing, error) {
 	t, err := s.GetTeam(ctx, id)
 	if err != nil {
 		return domain.Team{}, domain.Standing{}, err
@@ -74,13 +73,13 @@ func (a *App) team(ctx context.Context, s *store.Store, actor domain.Actor, id u
 
 // GetTeam reads a team.
 func (a *App) GetTeam(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Team, error) {
-	t, _, err := a.team(ctx, a.read(), actor, id, domain.ViewBoard)
+	t, _, err := a.team(ctx, a.store, actor, id, domain.ViewBoard)
 	return t, err
 }
 
 // ListTeamLeads lists a team's Leads.
 func (a *App) ListTeamLeads(ctx context.Context, actor domain.Actor, id uuid.UUID) ([]domain.TeamLead, error) {
-	s := a.read()
+	s := a.store
 	if _, _, err := a.team(ctx, s, actor, id, domain.ViewBoard); err != nil {
 		return nil, err
 	}
@@ -91,7 +90,7 @@ func (a *App) ListTeamLeads(ctx context.Context, actor domain.Actor, id uuid.UUI
 // idempotent: no audit entry when the user already was one).
 func (a *App) SetTeamLead(ctx context.Context, actor domain.Actor, teamID, user uuid.UUID) (domain.TeamLead, error) {
 	var lead domain.TeamLead
-	err := a.inTx(ctx, func(s *store.Store) error {
+	err := a.store.InTx(ctx, func(s domain.Store) error {
 		t, _, err := a.team(ctx, s, actor, teamID, domain.ManageStructure)
 		if err != nil {
 			return err
@@ -121,7 +120,7 @@ func (a *App) SetTeamLead(ctx context.Context, actor domain.Actor, teamID, user 
 
 // RemoveTeamLead takes the Lead role on a team away from a user (Owner only).
 func (a *App) RemoveTeamLead(ctx context.Context, actor domain.Actor, teamID, user uuid.UUID) error {
-	return a.inTx(ctx, func(s *store.Store) error {
+	return a.store.InTx(ctx, func(s domain.Store) error {
 		t, _, err := a.team(ctx, s, actor, teamID, domain.ManageStructure)
 		if err != nil {
 			return err

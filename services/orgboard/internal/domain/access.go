@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/errs"
@@ -123,3 +124,9 @@ func OrgScope(org uuid.UUID) Scope { return Scope{OrganizationID: org} }
 
 // TeamScope is the scope of a team of an organization.
 func TeamScope(org, team uuid.UUID) Scope { return Scope{OrganizationID: org, TeamID: &team} }
+
+// AccessStore reads what a user holds along the scope chain.
+type AccessStore interface {
+	// Standing is the user's roles at the organization and, when team is given, at the team.
+	Standing(ctx context.Context, org uuid.UUID, team *uuid.UUID, user uuid.UUID) (Standing, error)
+}

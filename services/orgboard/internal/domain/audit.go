@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -23,6 +24,25 @@ const (
 	ActionTaskAssigned           = "task.assigned"
 )
 
+// Audit action names of agents, their profiles, model connections, tool servers and runs.
+const (
+	ActionAgentConfigured         = "agent.configured"
+	ActionApiConfigCreated        = "api_config.created"
+	ActionApiConfigDeleted        = "api_config.deleted"
+	ActionToolServerCreated       = "tool_server.created"
+	ActionToolServerDeleted       = "tool_server.deleted"
+	ActionToolServerTested        = "tool_server.tested"
+	ActionAgentProfileUploaded    = "agent_profile.uploaded"
+	ActionAgentProfilePublished   = "agent_profile.published"
+	ActionAgentProfileUnpublished = "agent_profile.unpublished"
+	ActionAgentProfileForked      = "agent_profile.forked"
+	ActionAgentProfileInstalled   = "agent_profile.installed"
+	ActionAgentRunPrepared        = "agent_run.prepared"
+	ActionAgentRunExecuted        = "agent_run.executed"
+	ActionAgentRunApproved        = "agent_run.approved"
+	ActionToolCalled              = "tool.called"
+)
+
 // Audit target types.
 const (
 	TargetOrganization = "organization"
@@ -32,7 +52,13 @@ const (
 	TargetDivision     = "division"
 	TargetProduct      = "product"
 	TargetSeat         = "seat"
-	TargetWorkItem     = "work_item"
+	TargetTask         = "work_item" // audit entries are append-only: the value written from the start stays
+	TargetAgent        = "agent"
+	TargetApiConfig    = "api_config"
+	TargetToolServer   = "tool_server"
+	TargetAgentProfile = "agent_profile"
+	TargetAgentRun     = "agent_run"
+	TargetToolCall     = "tool_call"
 )
 
 // Audit scope types.
@@ -119,4 +145,10 @@ type AuditCursor struct {
 type AuditPage struct {
 	Entries []AuditEntry
 	Next    *AuditCursor
+}
+
+// AuditStore appends and lists audit entries.
+type AuditStore interface {
+	AppendAudit(ctx context.Context, e AuditEntry) error
+	ListAudit(ctx context.Context, f AuditFilter) (AuditPage, error)
 }

@@ -1,4 +1,2 @@
-// Package domain holds the orgboard's entities and rules: the permission resolution along the
-// scope chain [team, org], the work-item transitions, the audit vocabulary. It imports no
-// transport, database or broker package.
+// Package domain holds the orgboard's entities, rules and errors, and the ports (interfaces) the use cases need.
 package domain

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -63,4 +64,24 @@ func (i Invitation) Status(now time.Time) InvitationStatus {
 		return InvitationExpired
 	}
 	return InvitationPending
+}
+
+// OrganizationStore keeps organizations, their members and invitations.
+type OrganizationStore interface {
+	InsertOrganization(ctx context.Context, o Organization) error
+	GetOrganization(ctx context.Context, id uuid.UUID) (Organization, error)
+	// LockOrganization holds the organization's row until the transaction ends.
+	LockOrganization(ctx context.Context, id uuid.UUID) error
+	ListOrganizationsOfUser(ctx context.Context, user uuid.UUID) ([]Organization, error)
+	ListAllOrganizations(ctx context.Context) ([]Organization, error)
+
+	InsertMember(ctx context.Context, m Member) error
+	GetMember(ctx context.Context, org, user uuid.UUID) (Member, error)
+	ListMembers(ctx context.Context, org uuid.UUID) ([]Member, error)
+
+	InsertInvitation(ctx context.Context, inv Invitation) error
+	HasPendingInvitation(ctx context.Context, org uuid.UUID, user *uuid.UUID, email *string, now time.Time) (bool, error)
+	GetInvitationForUpdate(ctx context.Context, id uuid.UUID) (Invitation, error)
+	ListInvitations(ctx context.Context, org uuid.UUID) ([]Invitation, error)
+	MarkInvitationAccepted(ctx context.Context, id, by uuid.UUID, at time.Time) error
 }

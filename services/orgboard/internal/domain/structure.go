@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 	"unicode/utf8"
 
@@ -65,4 +66,20 @@ func CheckIdentity(content string, base *int64, current int64) error {
 		return errs.Ef(errs.Conflict, "the identity is at version %d, not %d", current, *base)
 	}
 	return nil
+}
+
+// StructureStore keeps divisions, products and product identities.
+type StructureStore interface {
+	InsertDivision(ctx context.Context, d Division) error
+	ListDivisions(ctx context.Context, org uuid.UUID) ([]Division, error)
+	DivisionInOrganization(ctx context.Context, org, id uuid.UUID) (bool, error)
+	ProductInOrganization(ctx context.Context, org, id uuid.UUID) (bool, error)
+	InsertProduct(ctx context.Context, p Product) error
+	GetProduct(ctx context.Context, id uuid.UUID) (Product, error)
+	GetProductForUpdate(ctx context.Context, id uuid.UUID) (Product, error)
+	ListProducts(ctx context.Context, org uuid.UUID, division *uuid.UUID, kind *ProductKind) ([]Product, error)
+	// AppendProductIdentity writes a new identity version; an existing version is a Conflict.
+	AppendProductIdentity(ctx context.Context, id ProductIdentity) error
+	GetProductIdentity(ctx context.Context, product uuid.UUID, version int64) (ProductIdentity, error)
+	ListProductIdentities(ctx context.Context, product uuid.UUID) ([]ProductIdentity, error)
 }

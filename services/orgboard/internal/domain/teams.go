@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -25,28 +26,15 @@ type TeamLead struct {
 	AssignedAt time.Time
 }
 
-// SeatState is human, open or ai.
-type SeatState string
-
-// The seat states.
-const (
-	SeatHuman SeatState = "human"
-	SeatOpen  SeatState = "open"
-	SeatAI    SeatState = "ai"
-)
-
-// Seat is a place on a team: occupied by a member (human), open, or occupied by an agent (ai).
-// A seat has at most one agent (exactly one when ai).
-type Seat struct {
-	ID             uuid.UUID
-	OrganizationID uuid.UUID
-	TeamID         uuid.UUID
-	Title          string
-	State          SeatState
-	UserID         *uuid.UUID
-	AgentID        *uuid.UUID
-	CreatedAt      time.Time
+// TeamStore keeps teams and their Leads.
+type TeamStore interface {
+	InsertTeam(ctx context.Context, t Team) error
+	GetTeam(ctx context.Context, id uuid.UUID) (Team, error)
+	ListTeamsOfOrganization(ctx context.Context, org uuid.UUID, product *uuid.UUID) ([]Team, error)
+	ListTeamsOfUser(ctx context.Context, user uuid.UUID, product *uuid.UUID) ([]Team, error)
+	ListAllTeams(ctx context.Context, product *uuid.UUID) ([]Team, error)
+	// AddTeamLead makes user a Lead of t; added is false when the user already was one.
+	AddTeamLead(ctx context.Context, t Team, user uuid.UUID, at time.Time) (lead TeamLead, added bool, err error)
+	RemoveTeamLead(ctx context.Context, team, user uuid.UUID) (removed bool, err error)
+	ListTeamLeads(ctx context.Context, team uuid.UUID) ([]TeamLead, error)
 }
-
-// Scope is the seat's team scope.
-func (s Seat) Scope() Scope { return TeamScope(s.OrganizationID, s.TeamID) }

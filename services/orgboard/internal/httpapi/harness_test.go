@@ -8,41 +8,65 @@ import (
 	"net/http"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
+	"github.com/videotpl/platform/services/orgboard/internal/store"
+	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
+	"github.com/videotpl/platform/services/orgboard/internal/store/modelgw"
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
+
+const (
+	testIssuer   = "orgboard-test"
+	testAudience = "orgboard"
+	// Service tokens: one with the admin scope, one without.
+	adminServiceToken = "svc_admin-token-for-tests-only-0123456789abcdef"
+	plainServiceToken = "svc_plain-token-for-tests-only-0123456789abcdef"
+)
+
+var testSecret = []byte("orgboard-test-secret-at-least-32-bytes!!")
 
 // env is one running service on a fresh database, and a validating client for it.
 type env struct {
 	t      *testing.T
-	auth   *authtest.Issuer // signs the users' tokens
 	pool   *pgxpool.Pool
 	client *orgboard.ClientWithResponses
 	ctx    context.Context
-	// Service callers: one with the admin scope, one without (none when the env has no service tokens).
-	adminService, plainService caller
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
 	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
 	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	a := app.New(pool, app.Options{Logger: quiet})
-	issuer := authtest.New(t)
-	adminService := caller{name: "admin service", token: issuer.ServiceToken(t, "ops-console", "orgboard:admin")}
-	plainService := caller{name: "plain service", token: issuer.ServiceToken(t, "reporting", "orgboard:read")}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: issuer.Authenticator(t), Logger: quiet})
+	denyInternal, err := egress.ParseAllowList("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newApp(t, pool, quiet, denyInternal)
+	authn, err := auth.NewAuthenticator(auth.Config{
+		Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret,
+		ServiceTokens: []auth.ServiceToken{
+			{Name: "ops-console", SHA256: auth.HashServiceToken(adminServiceToken), Scopes: []string{"orgboard:admin"}},
+			{Name: "reporting", SHA256: auth.HashServiceToken(plainServiceToken), Scopes: []string{"orgboard:read"}},
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet, Ready: pool.Ping})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -55,8 +79,25 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, auth: issuer, pool: pool, client: client, ctx: context.Background(),
-		adminService: adminService, plainService: plainService}
+	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+}
+
+// newApp builds the application on pool with real adapters; policy decides which addresses
+// tool servers and model connections may have.
+func newApp(t *testing.T, pool *pgxpool.Pool, log *slog.Logger, policy *egress.Policy) *app.App {
+	t.Helper()
+	transport := policy.Transport()
+	t.Cleanup(transport.CloseIdleConnections)
+	return app.New(app.Deps{
+		Store:  store.New(pool),
+		Sealer: seal.Ephemeral(),
+		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
+		Tools:  mcp.New(transport, "orgboard-test", "0"),
+		URLs:   store.URLs(policy),
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Logger: log,
+		Clock:  time.Now,
+	})
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.
@@ -69,17 +110,27 @@ type caller struct {
 func (e *env) user(name string) caller {
 	e.t.Helper()
 	id, _ := uuid.NewV7()
-	return caller{name: name, user: id, token: e.auth.Token(e.t, authtest.Subject(id))}
+	tok, err := auth.MintJWT(testSecret, testIssuer, testAudience, id, uuid.New(), nil, time.Hour)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return caller{name: name, user: id, token: tok}
 }
 
-var anonymous = caller{name: "anonymous"}
+var (
+	anonymous    = caller{name: "anonymous"}
+	adminService = caller{name: "admin service", token: adminServiceToken}
+	plainService = caller{name: "plain service", token: plainServiceToken}
+)
 
 // as is the request editor adding c's credentials.
 func as(c caller) orgboard.RequestEditorFn {
-	if c.token == "" {
-		return func(context.Context, *http.Request) error { return nil }
+	return func(_ context.Context, r *http.Request) error {
+		if c.token != "" {
+			r.Header.Set("Authorization", "Bearer "+c.token)
+		}
+		return nil
 	}
-	return authtest.Bearer(c.token)
 }
 
 type statusCoder interface{ StatusCode() int }
@@ -122,7 +173,7 @@ type world struct {
 	productA, productB                     orgboard.Product
 	teamA1, teamA2, teamB                  orgboard.Team
 	seatA1                                 orgboard.Seat
-	taskA1, taskA2, taskB                  orgboard.WorkItem
+	taskA1, taskA2, taskB                  orgboard.Task
 }
 
 func (e *env) world() *world {
@@ -177,14 +228,14 @@ func (e *env) team(c caller, org uuid.UUID, product *uuid.UUID, name string) org
 		orgboard.TeamCreate{OrganizationId: org, ProductId: product, Name: name}, as(c))).JSON201
 }
 
-func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.WorkItem {
+func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.Task {
 	e.t.Helper()
 	return *must[*orgboard.CreateTaskResponse](e.t, 201)(e.client.CreateTaskWithResponse(e.ctx,
-		orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
+		orgboard.TaskCreate{TeamId: team, Type: orgboard.TaskTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
 }
 
-// flipSeatToAI makes a seat ai with a stand-in agent id. Agents are configured by the agents
-// part of the service; replication mode skips foreign keys so this holds once agents exist too.
+// flipSeatToAI makes a seat ai with a stand-in agent id, without configuring an agent:
+// replication mode skips the foreign keys.
 func (e *env) flipSeatToAI(seat uuid.UUID) {
 	e.t.Helper()
 	tx, err := e.pool.Begin(e.ctx)

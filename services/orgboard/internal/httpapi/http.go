@@ -11,8 +11,8 @@ import (
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
-	"github.com/videotpl/platform/services/orgboard/internal/agentsmd"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
+	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
 )
 
 // HTTPOptions configure NewHTTP.
@@ -20,11 +20,12 @@ type HTTPOptions struct {
 	Auth      *auth.Authenticator
 	Logger    *slog.Logger
 	Telemetry *telemetry.Telemetry // nil: a private registry
+	// Ready answers /readyz: nil when the database is reachable.
+	Ready func(context.Context) error
 }
 
 // NewHTTP builds the service's echo server (pkg/httpx: authentication, request validation
-// against the embedded spec, problem+json) with every operation registered. /readyz pings the
-// database.
+// against the embedded spec, problem+json) with every operation registered.
 func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
 	spec, err := orgboardserver.GetSpec()
 	if err != nil {
@@ -38,7 +39,7 @@ func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
 		Telemetry: opts.Telemetry,
 		// AGENTS.md uploads: 413 above agentsmd.MaxSize bytes.
 		OperationBodyLimits: map[string]int64{"uploadAgentProfile": agentsmd.MaxSize},
-		Ready:               func(ctx context.Context) error { return a.Pool().Ping(ctx) },
+		Ready:               opts.Ready,
 	})
 	if err != nil {
 		return nil, err

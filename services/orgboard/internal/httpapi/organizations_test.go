@@ -39,7 +39,7 @@ func TestAUserListsOnlyTheOrganizationsItBelongsTo(t *testing.T) {
 	if len(list) != 1 || list[0].Id != w.orgA.Id || *list[0].CallerRole != orgboard.OrgRoleMember {
 		t.Fatalf("member sees %+v", list)
 	}
-	all := must[*orgboard.ListOrganizationsResponse](t, 200)(e.client.ListOrganizationsWithResponse(e.ctx, as(e.adminService))).JSON200.Data
+	all := must[*orgboard.ListOrganizationsResponse](t, 200)(e.client.ListOrganizationsWithResponse(e.ctx, as(adminService))).JSON200.Data
 	if len(all) != 2 || all[0].CallerRole != nil {
 		t.Fatalf("an admin service sees %+v", all)
 	}
@@ -49,16 +49,16 @@ func TestServiceTokensActAsOwnerOnlyWithTheAdminScope(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	w := e.world()
-	must[*orgboard.GetOrganizationResponse](t, 403)(e.client.GetOrganizationWithResponse(e.ctx, w.orgA.Id, as(e.plainService)))
-	if l := must[*orgboard.ListOrganizationsResponse](t, 200)(e.client.ListOrganizationsWithResponse(e.ctx, as(e.plainService))).JSON200.Data; len(l) != 0 {
+	must[*orgboard.GetOrganizationResponse](t, 403)(e.client.GetOrganizationWithResponse(e.ctx, w.orgA.Id, as(plainService)))
+	if l := must[*orgboard.ListOrganizationsResponse](t, 200)(e.client.ListOrganizationsWithResponse(e.ctx, as(plainService))).JSON200.Data; len(l) != 0 {
 		t.Fatalf("a service token without the admin scope lists %d organizations", len(l))
 	}
-	must[*orgboard.GetOrganizationResponse](t, 200)(e.client.GetOrganizationWithResponse(e.ctx, w.orgA.Id, as(e.adminService)))
-	must[*orgboard.GetOrganizationResponse](t, 404)(e.client.GetOrganizationWithResponse(e.ctx, uuid.New(), as(e.adminService)))
-	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgB.Id, Name: "ops"}, as(e.adminService)))
+	must[*orgboard.GetOrganizationResponse](t, 200)(e.client.GetOrganizationWithResponse(e.ctx, w.orgA.Id, as(adminService)))
+	must[*orgboard.GetOrganizationResponse](t, 404)(e.client.GetOrganizationWithResponse(e.ctx, uuid.New(), as(adminService)))
+	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgB.Id, Name: "ops"}, as(adminService)))
 	// Operations acting for a person need a user token.
-	must[*orgboard.CreateOrganizationResponse](t, 403)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "x"}, as(e.adminService)))
-	must[*orgboard.GetCartableResponse](t, 403)(e.client.GetCartableWithResponse(e.ctx, &orgboard.GetCartableParams{}, as(e.adminService)))
+	must[*orgboard.CreateOrganizationResponse](t, 403)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "x"}, as(adminService)))
+	must[*orgboard.GetCartableResponse](t, 403)(e.client.GetCartableWithResponse(e.ctx, &orgboard.GetCartableParams{}, as(adminService)))
 	// The admin service is recorded as a service actor with its name.
 	page := must[*orgboard.ListAuditEntriesResponse](t, 200)(e.client.ListAuditEntriesWithResponse(e.ctx, &orgboard.ListAuditEntriesParams{OrganizationId: w.orgB.Id, Action: ptr("team.created")}, as(w.ownerB))).JSON200
 	last := page.Data[0]

@@ -12,18 +12,16 @@ import (
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
-// Server implements orgboard.StrictServerInterface.
+// Server implements orgboardserver.StrictServerInterface.
 type Server struct {
 	app *app.App
-	// agentsAPI implements the agents operations (issue 8); see doc.go.
-	agentsAPI
 }
 
 var _ orgboardserver.StrictServerInterface = (*Server)(nil)
 
 // New returns the handlers of the service.
 func New(a *app.App) *Server {
-	return &Server{app: a, agentsAPI: newAgentsAPI(a)}
+	return &Server{app: a}
 }
 
 // Register mounts the handlers on e (built with pkg/httpx, which authenticates and validates

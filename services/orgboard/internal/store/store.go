@@ -1,35 +1,40 @@
-// Package store is the orgboard's PostgreSQL adapter: it runs the sqlc queries of gen/db/orgboard,
-// maps their rows to domain types (sqlc types never leave this package) and reads PostgreSQL
-// errors in one place (translate, with the table of its constraints).
+// Package store implements the domain's Store on PostgreSQL (sqlc); mcp and modelgw hold the outward adapters.
 package store
 
 import (
 	"context"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
-// Store runs queries on a pool or inside one transaction.
+// Store runs queries on a pool or inside one transaction; it implements domain.Store.
 type Store struct {
-	db orgboarddb.DBTX
-	q  *orgboarddb.Queries
+	pool *pgxpool.Pool
+	q    *orgboarddb.Queries
+	inTx bool
 }
 
-// New returns a Store on db: a *pgxpool.Pool for reads, a pgx.Tx inside a transaction.
-func New(db orgboarddb.DBTX) *Store { return &Store{db: db, q: orgboarddb.New(db)} }
+var _ domain.Store = (*Store)(nil)
 
-// DB exposes the connection or transaction, for other stores of this service (the agents part)
-// that must join the same transaction.
-func (s *Store) DB() orgboarddb.DBTX { return s.db }
+// New returns a Store on pool.
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: orgboarddb.New(pool)} }
 
-// InTx runs fn with a Store bound to a new transaction on pool; committed when fn returns nil.
-func InTx(ctx context.Context, pool *pgxpool.Pool, fn func(*Store) error) error {
-	return pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error { return fn(New(tx)) })
+// InTx runs fn with a Store bound to a new transaction; committed when fn returns nil. Inside a
+// transaction it runs fn in that same transaction.
+func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
+	if s.inTx {
+		return fn(s)
+	}
+	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		return fn(&Store{pool: s.pool, q: orgboarddb.New(tx), inTx: true})
+	})
 }
 
 // constraints maps constraint names to the errors callers see.
@@ -60,4 +65,18 @@ func translate(err error, what string) error {
 	}
 	return pgxdb.Translate(err, pgxdb.Errors{NotFound: errs.E(errs.NotFound, what+" not found"),
 		Constraints: constraints, ForeignKey: errs.Invalid, Subject: what})
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func nonNilIDs(s []uuid.UUID) []uuid.UUID {
+	if s == nil {
+		return []uuid.UUID{}
+	}
+	return s
 }

@@ -24,8 +24,8 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
-	"github.com/videotpl/platform/services/renderevents/internal/sender"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
+	"github.com/videotpl/platform/services/renderevents/internal/store/sender"
 )
 
 // openPool opens the database pool (migrating first when MIGRATE_ON_START is set).

@@ -1,0 +1,26 @@
+package main
+
+import (
+	"time"
+
+	"github.com/videotpl/platform/pkg/config"
+)
+
+// Config is the service's configuration, from the environment only; each default is written
+// once, in its envDefault tag.
+type Config struct {
+	config.Common
+	config.Sealing
+	HTTPAddr          string        `env:"HTTP_ADDR" envDefault:":8082" desc:"address the HTTP server listens on"`
+	DatabaseURL       string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/orgboard?sslmode=disable" desc:"PostgreSQL connection URL of the orgboard database" secret:"true"`
+	ModelTimeout      time.Duration `env:"MODEL_TIMEOUT" envDefault:"60s" desc:"time limit of one model call"`
+	ToolCallTimeout   time.Duration `env:"TOOL_CALL_TIMEOUT" envDefault:"30s" desc:"time limit of a governed tool call"`
+	ToolTestTimeout   time.Duration `env:"TOOL_TEST_TIMEOUT" envDefault:"10s" desc:"time limit of a tool-server connectivity test"`
+	ToolDiscoveryTime time.Duration `env:"TOOL_DISCOVERY_TIMEOUT" envDefault:"10s" desc:"time limit of the tool discovery of one server while a run is prepared"`
+}
+
+func loadConfig() (Config, error) {
+	var c Config
+	err := config.Load(&c)
+	return c, err
+}

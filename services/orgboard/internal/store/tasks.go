@@ -1,0 +1,109 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+)
+
+// InsertTask stores a new, unassigned task.
+func (s *Store) InsertTask(ctx context.Context, w domain.Task) error {
+	return translate(s.q.InsertTask(ctx, orgboarddb.InsertTaskParams{
+		ID: w.ID, OrganizationID: w.OrganizationID, TeamID: w.TeamID, Type: string(w.Type),
+		Title: w.Title, Description: w.Description, Status: string(w.Status), ParentID: w.ParentID,
+		CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt,
+	}), "task")
+}
+
+// GetTask loads a task.
+func (s *Store) GetTask(ctx context.Context, id uuid.UUID) (domain.Task, error) {
+	r, err := s.q.GetTask(ctx, id)
+	if err != nil {
+		return domain.Task{}, translate(err, "task")
+	}
+	return task(r), nil
+}
+
+// GetTaskForUpdate loads and locks a task.
+func (s *Store) GetTaskForUpdate(ctx context.Context, id uuid.UUID) (domain.Task, error) {
+	r, err := s.q.GetTaskForUpdate(ctx, id)
+	if err != nil {
+		return domain.Task{}, translate(err, "task")
+	}
+	return task(r), nil
+}
+
+// ListBoardItems lists every task of a team by created_at then id, in one query.
+func (s *Store) ListBoardItems(ctx context.Context, team uuid.UUID) ([]domain.Task, error) {
+	rows, err := s.q.ListBoardItems(ctx, team)
+	return tasks(rows, err)
+}
+
+// SetTaskStatus stores a move.
+func (s *Store) SetTaskStatus(ctx context.Context, id uuid.UUID, status domain.Status, at time.Time) error {
+	return s.q.SetTaskStatus(ctx, orgboarddb.SetTaskStatusParams{ID: id, Status: string(status), UpdatedAt: at})
+}
+
+// SetTaskAssignee stores an assignment (nil unassigns).
+func (s *Store) SetTaskAssignee(ctx context.Context, id uuid.UUID, a *domain.Assignee, at time.Time) error {
+	p := orgboarddb.SetTaskAssigneeParams{ID: id, UpdatedAt: at}
+	if a != nil {
+		v := a.ID
+		switch a.Kind {
+		case domain.AssigneeUser:
+			p.AssigneeUserID = &v
+		case domain.AssigneeSeat:
+			p.AssigneeSeatID = &v
+		}
+	}
+	return translate(s.q.SetTaskAssignee(ctx, p), "task")
+}
+
+// ListCartable lists the items assigned to user in the organizations user belongs to.
+func (s *Store) ListCartable(ctx context.Context, user uuid.UUID, org *uuid.UUID, includeDone bool) ([]domain.Task, error) {
+	rows, err := s.q.ListCartable(ctx, orgboarddb.ListCartableParams{UserID: &user, OrganizationID: org, IncludeDone: includeDone})
+	return tasks(rows, err)
+}
+
+// CopyTasks bulk-loads tasks (seeding).
+func (s *Store) CopyTasks(ctx context.Context, items []domain.Task) (int64, error) {
+	rows := make([]orgboarddb.CopyTasksParams, len(items))
+	for i, w := range items {
+		rows[i] = orgboarddb.CopyTasksParams{
+			ID: w.ID, OrganizationID: w.OrganizationID, TeamID: w.TeamID, Type: string(w.Type),
+			Title: w.Title, Description: w.Description, Status: string(w.Status), ParentID: w.ParentID,
+			CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
+		}
+	}
+	return s.q.CopyTasks(ctx, rows)
+}
+
+func tasks(rows []orgboarddb.WorkItem, err error) ([]domain.Task, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Task, len(rows))
+	for i, r := range rows {
+		out[i] = task(r)
+	}
+	return out, nil
+}
+
+func task(r orgboarddb.WorkItem) domain.Task {
+	w := domain.Task{
+		ID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, Type: domain.TaskType(r.Type),
+		Title: r.Title, Description: r.Description, Status: domain.Status(r.Status), ParentID: r.ParentID,
+		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+	}
+	switch {
+	case r.AssigneeUserID != nil:
+		w.Assignee = &domain.Assignee{Kind: domain.AssigneeUser, ID: *r.AssigneeUserID}
+	case r.AssigneeSeatID != nil:
+		w.Assignee = &domain.Assignee{Kind: domain.AssigneeSeat, ID: *r.AssigneeSeatID}
+	}
+	return w
+}
