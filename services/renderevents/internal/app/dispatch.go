@@ -12,20 +12,6 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// WebhookRequest is one signed POST of an event to an endpoint.
-type WebhookRequest struct {
-	URL       string
-	ID        string // webhook-id: the event id, the same on retries and replays
-	Timestamp time.Time
-	Signature string
-	Body      []byte
-}
-
-// Sender posts webhook requests (through the outbound policy) and returns the status.
-type Sender interface {
-	Send(ctx context.Context, req WebhookRequest) (status int, err error)
-}
-
 // DispatcherConfig tunes the dispatcher.
 type DispatcherConfig struct {
 	Retry        domain.RetryPolicy
@@ -41,7 +27,7 @@ type DispatcherConfig struct {
 // deliveries table, so a restart or a second instance loses nothing.
 type Dispatcher struct {
 	store  domain.DispatchStore
-	sender Sender
+	sender domain.WebhookSender
 	cfg    DispatcherConfig
 	log    *slog.Logger
 	now    func() time.Time
@@ -49,7 +35,7 @@ type Dispatcher struct {
 }
 
 // NewDispatcher returns a dispatcher.
-func NewDispatcher(store domain.DispatchStore, sender Sender, cfg DispatcherConfig, log *slog.Logger) *Dispatcher {
+func NewDispatcher(store domain.DispatchStore, sender domain.WebhookSender, cfg DispatcherConfig, log *slog.Logger) *Dispatcher {
 	if cfg.DisableAfter <= 0 {
 		cfg.DisableAfter = domain.DisableAfterFailures
 	}
@@ -165,7 +151,7 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 	}
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
-	status, err := d.sender.Send(sctx, WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
+	status, err := d.sender.Send(sctx, domain.WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
 		Signature: sig, Body: del.Body})
 	cancel()
 	latency := int(time.Since(start).Milliseconds())

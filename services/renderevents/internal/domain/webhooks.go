@@ -268,3 +268,17 @@ type DispatchStore interface {
 	// PurgeDeleted removes endpoints deleted before, with their deliveries.
 	PurgeDeleted(ctx context.Context, before time.Time) (int64, error)
 }
+
+// WebhookRequest is one signed POST of an event to an endpoint.
+type WebhookRequest struct {
+	URL       string
+	ID        string // webhook-id: the event id, the same on retries and replays
+	Timestamp time.Time
+	Signature string
+	Body      []byte
+}
+
+// WebhookSender posts webhook requests (through the outbound policy) and returns the status.
+type WebhookSender interface {
+	Send(ctx context.Context, req WebhookRequest) (status int, err error)
+}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/videotpl/platform/pkg/egress"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
 // UserAgent names the service to receivers.
@@ -30,9 +30,9 @@ func New(policy *egress.Policy) *Sender {
 	return &Sender{client: client}
 }
 
-// Send implements app.Sender: POST the body with the Standard Webhooks headers. A connection
+// Send implements domain.WebhookSender: POST the body with the Standard Webhooks headers. A connection
 // the policy refuses is an error wrapping egress.ErrDenied.
-func (s *Sender) Send(ctx context.Context, r app.WebhookRequest) (int, error) {
+func (s *Sender) Send(ctx context.Context, r domain.WebhookRequest) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
 		return 0, err

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/videotpl/platform/pkg/egress"
-	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sender"
 )
 
@@ -24,7 +24,7 @@ func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
 	port := srv.URL[strings.LastIndex(srv.URL, ":"):]
 	strict := egress.NewPolicy()
 	dev, _ := egress.ParseAllowList("127.0.0.0/8")
-	req := app.WebhookRequest{ID: "evt_1", Timestamp: time.Unix(1700000000, 0), Signature: "v1,abc", Body: []byte(`{}`)}
+	req := domain.WebhookRequest{ID: "evt_1", Timestamp: time.Unix(1700000000, 0), Signature: "v1,abc", Body: []byte(`{}`)}
 	cases := []struct {
 		name   string
 		policy *egress.Policy
@@ -63,7 +63,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	srv := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
 	defer srv.Close()
 	dev, _ := egress.ParseAllowList("127.0.0.0/8")
-	status, err := sender.New(dev).Send(context.Background(), app.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
+	status, err := sender.New(dev).Send(context.Background(), domain.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
 	if err != nil || status != http.StatusTemporaryRedirect {
 		t.Fatalf("status %d err %v, want the 307 itself", status, err)
 	}
