@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"time"
@@ -72,7 +73,8 @@ func benchCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	a := app.New(store.New(pool))
+	// The app only reads the catalog here: no object storage, no preview generator.
+	a := app.New(store.New(pool), nil, nil, app.Config{}, slog.Default())
 	var target string
 	switch *scenario {
 	case "templates":

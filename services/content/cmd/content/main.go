@@ -22,7 +22,6 @@ import (
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
-	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/migrations"
@@ -118,14 +117,13 @@ func serve(ctx context.Context) error {
 		return err
 	}
 	defer pool.Close()
-	a := app.New(store.New(pool))
-	media, err := newMedia(ctx, mediaDeps{Config: c.MediaConfig, Common: c.Common, App: a, Pool: pool, Logger: log, Telemetry: tel})
+	media, err := newMedia(ctx, mediaDeps{Config: c.MediaConfig, Common: c.Common, Pool: pool, Logger: log, Telemetry: tel})
 	if err != nil {
 		return err
 	}
 	defer media.Close()
-	e, err := httpapi.NewHTTP(httpapi.New(a, media.Handlers), httpapi.HTTPOptions{Auth: authn, Logger: log,
-		Telemetry: tel, Ready: media.ready(pool), OperationBodyLimits: media.BodyLimits})
+	e, err := httpapi.NewHTTP(media.App, httpapi.HTTPOptions{Auth: authn, Logger: log,
+		Telemetry: tel, Ready: media.ready(pool)})
 	if err != nil {
 		return err
 	}

@@ -19,7 +19,6 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
-	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/internal/svgpreview"
 )
@@ -58,17 +57,15 @@ type MediaConfig struct {
 type mediaDeps struct {
 	Config    MediaConfig
 	Common    config.Common
-	App       *app.App
 	Pool      *pgxpool.Pool
 	Logger    *slog.Logger
 	Telemetry *telemetry.Telemetry
 }
 
-// mediaParts is the running pipeline: its handlers, body limits and what it needs to stop.
+// mediaParts is the running application with what it needs to stop.
 type mediaParts struct {
-	Handlers   httpapi.Media
-	BodyLimits map[string]int64
-	// Ready checks the pipeline's own dependencies (nil: none).
+	App *app.App
+	// Ready checks the object storage.
 	Ready func(ctx context.Context) error
 	Close func()
 }
@@ -108,8 +105,8 @@ func newMedia(ctx context.Context, d mediaDeps) (mediaParts, error) {
 	if c.SvgAIBaseURL != "" && c.SvgAIModel != "" {
 		model = &svgpreview.VisionModel{BaseURL: c.SvgAIBaseURL, APIKey: c.SvgAIAPIKey, Model: c.SvgAIModel, Timeout: c.SvgAITimeout}
 	}
-	media := app.NewMedia(d.App, store.NewMedia(store.New(d.Pool)), objects, svgpreview.New(svgpreview.Options{}, model, log),
-		app.MediaConfig{TemplatesBucket: c.S3BucketTemplates, MediaBucket: c.S3BucketMedia,
+	media := app.New(store.New(d.Pool), objects, svgpreview.New(svgpreview.Options{}, model, log),
+		app.Config{TemplatesBucket: c.S3BucketTemplates, MediaBucket: c.S3BucketMedia,
 			AepMaxSingleUpload: c.AepMaxSingleUpload, AepChunkSize: c.AepChunkSize, PartURLTTL: c.AepPartURLTTL,
 			AepUploadMaxAge: c.AepUploadMaxAge, PreviewTimeout: c.SvgPreviewTimeout, DefaultTenantID: tenant}, log)
 
@@ -131,9 +128,8 @@ func newMedia(ctx context.Context, d mediaDeps) (mediaParts, error) {
 	wg.Go(func() { media.RunSweeper(sweepCtx, c.MediaSweepInterval) })
 
 	return mediaParts{
-		Handlers:   media,
-		BodyLimits: httpapi.MediaBodyLimits(media),
-		Ready:      func(ctx context.Context) error { return objects.Ping(ctx, c.S3BucketTemplates) },
+		App:   media,
+		Ready: func(ctx context.Context) error { return objects.Ping(ctx, c.S3BucketTemplates) },
 		Close: func() {
 			stopSweep()
 			wg.Wait()

@@ -4,18 +4,44 @@ package app
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/services/content/internal/domain"
+	"github.com/videotpl/platform/services/content/internal/svgpreview"
 )
 
-// App runs the use cases of the catalog core. The media pipeline (uploads, SVG previews) lives
-// beside it and may reach the same store through Store.
+// Config is what the use cases need to know of the service's configuration; the binary fills
+// it from the environment.
+type Config struct {
+	// TemplatesBucket holds AEP files; MediaBucket font files and SVG previews.
+	TemplatesBucket string
+	MediaBucket     string
+	// AepMaxSingleUpload bounds the file of PUT /projects/{id}/aep.
+	AepMaxSingleUpload int64
+	// AepChunkSize is the normal part size of multipart uploads (kept within the S3 part rules).
+	AepChunkSize int64
+	// PartURLTTL is how long presigned part URLs are valid.
+	PartURLTTL time.Duration
+	// AepUploadMaxAge is when the sweeper aborts an upload never completed.
+	AepUploadMaxAge time.Duration
+	// PreviewTimeout is when the sweeper fails a preview still Generating.
+	PreviewTimeout time.Duration
+	// DefaultTenantID is the tenant_id of events caused by a caller without a tenant (a
+	// service token bound to none): the envelope requires one.
+	DefaultTenantID uuid.UUID
+}
+
+// App runs the content service's use cases.
 type App struct {
-	store domain.Store
-	now   func() time.Time
+	store    domain.Store
+	objects  domain.ObjectStore
+	previews *svgpreview.Generator
+	cfg      Config
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // Option changes how an App is built.
@@ -24,17 +50,19 @@ type Option func(*App)
 // WithClock makes the App read time from now (tests).
 func WithClock(now func() time.Time) Option { return func(a *App) { a.now = now } }
 
-// New returns an App on store.
-func New(store domain.Store, opts ...Option) *App {
-	a := &App{store: store, now: func() time.Time { return time.Now().UTC() }}
+// New returns an App on its store, its object storage and its preview generator.
+func New(store domain.Store, objects domain.ObjectStore, previews *svgpreview.Generator, cfg Config, log *slog.Logger, opts ...Option) *App {
+	cfg.AepChunkSize = max(minPartSize, min(maxPartSize, cfg.AepChunkSize))
+	a := &App{store: store, objects: objects, previews: previews, cfg: cfg, log: log,
+		now: func() time.Time { return time.Now().UTC() }}
 	for _, o := range opts {
 		o(a)
 	}
 	return a
 }
 
-// Store is the App's store, for use cases written beside the App (the media pipeline).
-func (a *App) Store() domain.Store { return a.store }
+// Config is the configuration the App runs with (the part size kept within the S3 rules).
+func (a *App) Config() Config { return a.cfg }
 
 // newID makes a UUIDv7.
 func newID() (uuid.UUID, error) { return uuid.NewV7() }
@@ -51,13 +79,8 @@ func (a *App) visibleProject(ctx context.Context, actor domain.Actor, id uuid.UU
 	return p, nil
 }
 
-// VisibleProject reads a project the actor may see (404 otherwise), for the media pipeline.
-func (a *App) VisibleProject(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Project, error) {
-	return a.visibleProject(ctx, actor, id)
-}
-
-// VisibleScene reads a scene the actor may see (404 otherwise).
-func (a *App) VisibleScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Scene, error) {
+// visibleScene reads a scene the actor may see (404 otherwise).
+func (a *App) visibleScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.Scene, error) {
 	s, vis, err := a.store.GetScene(ctx, id)
 	if err != nil {
 		return domain.Scene{}, err

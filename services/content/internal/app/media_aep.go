@@ -15,10 +15,10 @@ import (
 const aepContentType = "application/octet-stream"
 
 // errAepTooLarge points a too large single-request upload to the multipart upload.
-func (m *Media) errAepTooLarge() error {
+func (a *App) errAepTooLarge() error {
 	return errs.Ef(errs.TooLarge, "the AEP file is larger than %d bytes (%d MiB), the bound of the single-request upload: "+
 		"upload it with POST /projects/{project_id}/aep/start-upload and POST /projects/{project_id}/aep/complete-upload",
-		m.cfg.AepMaxSingleUpload, m.cfg.AepMaxSingleUpload>>20)
+		a.cfg.AepMaxSingleUpload, a.cfg.AepMaxSingleUpload>>20)
 }
 
 // aepKey is where a project's AEP file goes; a fresh id per upload, so a replaced file stays
@@ -33,26 +33,26 @@ func aepKey(projectID uuid.UUID, filename string) (string, error) {
 
 // UploadAep streams an AEP file to object storage (MD5 and size computed on the way, the file
 // never held in memory) and records it on the project, replacing the previous file.
-func (m *Media) UploadAep(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, body io.Reader) (domain.AepFile, error) {
+func (a *App) UploadAep(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, body io.Reader) (domain.AepFile, error) {
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.AepFile{}, err
 	}
-	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+	if _, err := a.visibleProject(ctx, actor, projectID); err != nil {
 		return domain.AepFile{}, err
 	}
 	key, err := aepKey(projectID, filename)
 	if err != nil {
 		return domain.AepFile{}, err
 	}
-	bucket := m.cfg.TemplatesBucket
-	bounded := &boundedReader{r: body, limit: m.cfg.AepMaxSingleUpload, err: m.errAepTooLarge()}
-	size, sum, err := m.objects.Put(ctx, bucket, key, aepContentType, bounded)
+	bucket := a.cfg.TemplatesBucket
+	bounded := &boundedReader{r: body, limit: a.cfg.AepMaxSingleUpload, err: a.errAepTooLarge()}
+	size, sum, err := a.objects.Put(ctx, bucket, key, aepContentType, bounded)
 	if err != nil {
 		return domain.AepFile{}, err
 	}
-	f := domain.AepFile{URL: m.objects.URL(bucket, key), Key: key, MD5: sum, Size: size}
-	if err := m.register(ctx, projectID, f, nil); err != nil {
-		m.deleteQuietly(ctx, bucket, key)
+	f := domain.AepFile{URL: a.objects.URL(bucket, key), Key: key, MD5: sum, Size: size}
+	if err := a.register(ctx, projectID, f, nil); err != nil {
+		a.deleteQuietly(ctx, bucket, key)
 		return domain.AepFile{}, err
 	}
 	return f, nil
@@ -60,11 +60,11 @@ func (m *Media) UploadAep(ctx context.Context, actor domain.Actor, projectID uui
 
 // register records f on the project (and forgets the finished upload u, if any) in one
 // transaction, then removes the file it replaced.
-func (m *Media) register(ctx context.Context, projectID uuid.UUID, f domain.AepFile, u *domain.AepUpload) error {
+func (a *App) register(ctx context.Context, projectID uuid.UUID, f domain.AepFile, u *domain.AepUpload) error {
 	var prev string
-	err := m.store.InMediaTx(ctx, func(tx domain.MediaStore) error {
+	err := a.store.InTx(ctx, func(tx domain.Store) error {
 		var err error
-		if prev, err = tx.SetProjectAepFile(ctx, projectID, f, m.now()); err != nil {
+		if prev, err = tx.SetProjectAepFile(ctx, projectID, f, a.now()); err != nil {
 			return err
 		}
 		if u != nil {
@@ -76,7 +76,7 @@ func (m *Media) register(ctx context.Context, projectID uuid.UUID, f domain.AepF
 		return err
 	}
 	if prev != "" && prev != f.Key {
-		m.deleteQuietly(ctx, m.cfg.TemplatesBucket, prev)
+		a.deleteQuietly(ctx, a.cfg.TemplatesBucket, prev)
 	}
 	return nil
 }
@@ -110,7 +110,7 @@ func chunkSize(total, normal int64) int64 {
 // StartAepUpload starts an S3 multipart upload for a file of total bytes and presigns one
 // PUT URL per part. The pending upload is recorded so that the sweeper aborts it when it is
 // never completed.
-func (m *Media) StartAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, total int64) (StartedUpload, error) {
+func (a *App) StartAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, filename string, total int64) (StartedUpload, error) {
 	if err := actor.RequireAdmin(); err != nil {
 		return StartedUpload{}, err
 	}
@@ -120,25 +120,25 @@ func (m *Media) StartAepUpload(ctx context.Context, actor domain.Actor, projectI
 	if filename == "" {
 		return StartedUpload{}, invalidField("body.filename", "is required")
 	}
-	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+	if _, err := a.visibleProject(ctx, actor, projectID); err != nil {
 		return StartedUpload{}, err
 	}
-	chunk := chunkSize(total, m.cfg.AepChunkSize)
+	chunk := chunkSize(total, a.cfg.AepChunkSize)
 	n := int((total + chunk - 1) / chunk)
 	key, err := aepKey(projectID, filename)
 	if err != nil {
 		return StartedUpload{}, err
 	}
-	bucket := m.cfg.TemplatesBucket
-	uploadID, err := m.objects.StartMultipart(ctx, bucket, key, aepContentType)
+	bucket := a.cfg.TemplatesBucket
+	uploadID, err := a.objects.StartMultipart(ctx, bucket, key, aepContentType)
 	if err != nil {
 		return StartedUpload{}, err
 	}
 	out := StartedUpload{UploadID: uploadID, Bucket: bucket, Key: key, ChunkSize: chunk, Parts: make([]PartURL, n)}
 	for i := range n {
-		url, err := m.objects.PresignPart(ctx, bucket, key, uploadID, int32(i+1), m.cfg.PartURLTTL) //nolint:gosec // n <= 10,000
+		url, err := a.objects.PresignPart(ctx, bucket, key, uploadID, int32(i+1), a.cfg.PartURLTTL) //nolint:gosec // n <= 10,000
 		if err != nil {
-			_ = m.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
+			_ = a.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
 			return StartedUpload{}, err
 		}
 		out.Parts[i] = PartURL{Number: int32(i + 1), URL: url} //nolint:gosec // n <= 10,000
@@ -147,10 +147,10 @@ func (m *Media) StartAepUpload(ctx context.Context, actor domain.Actor, projectI
 	if err != nil {
 		return StartedUpload{}, err
 	}
-	err = m.store.InsertAepUpload(ctx, domain.AepUpload{ID: id, ProjectID: projectID, UploadID: uploadID,
-		Bucket: bucket, Key: key, Filename: filename, TotalSize: total, ChunkSize: chunk, PartCount: n, CreatedAt: m.now()})
+	err = a.store.InsertAepUpload(ctx, domain.AepUpload{ID: id, ProjectID: projectID, UploadID: uploadID,
+		Bucket: bucket, Key: key, Filename: filename, TotalSize: total, ChunkSize: chunk, PartCount: n, CreatedAt: a.now()})
 	if err != nil {
-		_ = m.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
+		_ = a.objects.AbortMultipart(context.WithoutCancel(ctx), bucket, key, uploadID)
 		return StartedUpload{}, err
 	}
 	return out, nil
@@ -159,32 +159,32 @@ func (m *Media) StartAepUpload(ctx context.Context, actor domain.Actor, projectI
 // CompleteAepUpload completes a multipart upload with every part, hashes the stored object
 // (streamed MD5) and registers it on the project. A missing, extra or unordered part, or one
 // S3 refuses (wrong ETag, never uploaded), is 400 and the upload stays open for a retry.
-func (m *Media) CompleteAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, uploadID string, parts []domain.CompletedPart) (domain.AepFile, error) {
+func (a *App) CompleteAepUpload(ctx context.Context, actor domain.Actor, projectID uuid.UUID, uploadID string, parts []domain.CompletedPart) (domain.AepFile, error) {
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.AepFile{}, err
 	}
-	if _, err := m.app.VisibleProject(ctx, actor, projectID); err != nil {
+	if _, err := a.visibleProject(ctx, actor, projectID); err != nil {
 		return domain.AepFile{}, err
 	}
-	u, err := m.store.GetAepUpload(ctx, projectID, uploadID)
+	u, err := a.store.GetAepUpload(ctx, projectID, uploadID)
 	if err != nil {
 		return domain.AepFile{}, err
 	}
 	if err := checkParts(parts, u.PartCount); err != nil {
 		return domain.AepFile{}, err
 	}
-	if err := m.objects.CompleteMultipart(ctx, u.Bucket, u.Key, u.UploadID, parts); err != nil {
+	if err := a.objects.CompleteMultipart(ctx, u.Bucket, u.Key, u.UploadID, parts); err != nil {
 		if e, ok := errs.As(err); ok && e.Kind == errs.Invalid && len(e.Fields) == 0 {
 			return domain.AepFile{}, invalidField("body.parts", e.Detail)
 		}
 		return domain.AepFile{}, err
 	}
-	size, sum, err := m.objects.Hash(ctx, u.Bucket, u.Key)
+	size, sum, err := a.objects.Hash(ctx, u.Bucket, u.Key)
 	if err != nil {
 		return domain.AepFile{}, err
 	}
-	f := domain.AepFile{URL: m.objects.URL(u.Bucket, u.Key), Key: u.Key, MD5: sum, Size: size}
-	if err := m.register(ctx, projectID, f, &u); err != nil {
+	f := domain.AepFile{URL: a.objects.URL(u.Bucket, u.Key), Key: u.Key, MD5: sum, Size: size}
+	if err := a.register(ctx, projectID, f, &u); err != nil {
 		return domain.AepFile{}, err
 	}
 	return f, nil
@@ -231,18 +231,18 @@ func checkParts(parts []domain.CompletedPart, count int) error {
 
 // SweepAepUploads aborts the uploads started more than AepUploadMaxAge ago and never
 // completed, and forgets them. It returns how many it aborted.
-func (m *Media) SweepAepUploads(ctx context.Context) (int, error) {
-	stale, err := m.store.ListStaleAepUploads(ctx, m.now().Add(-m.cfg.AepUploadMaxAge), 100)
+func (a *App) SweepAepUploads(ctx context.Context) (int, error) {
+	stale, err := a.store.ListStaleAepUploads(ctx, a.now().Add(-a.cfg.AepUploadMaxAge), 100)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
 	for _, u := range stale {
-		if err := m.objects.AbortMultipart(ctx, u.Bucket, u.Key, u.UploadID); err != nil {
-			m.log.WarnContext(ctx, "could not abort a stale AEP upload", "upload_id", u.UploadID, "error", err.Error())
+		if err := a.objects.AbortMultipart(ctx, u.Bucket, u.Key, u.UploadID); err != nil {
+			a.log.WarnContext(ctx, "could not abort a stale AEP upload", "upload_id", u.UploadID, "error", err.Error())
 			continue
 		}
-		if err := m.store.DeleteAepUpload(ctx, u.ID); err != nil {
+		if err := a.store.DeleteAepUpload(ctx, u.ID); err != nil {
 			return n, err
 		}
 		n++

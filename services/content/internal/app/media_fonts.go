@@ -147,19 +147,14 @@ type FontUpload struct {
 // ErrNotAFont answers a file that is none of the accepted font formats.
 var ErrNotAFont = errs.E(errs.UnsupportedMedia, "the file is not a TrueType, OpenType, WOFF or WOFF2 font (checked by its first bytes)")
 
-// FontTooLarge is the error for a font file above the bound.
-func (m *Media) FontTooLarge() error {
-	return errs.Ef(errs.TooLarge, "the font file is larger than %d bytes", m.cfg.FontMaxBytes)
-}
-
 // CreateFont stores a font file and adds it to the library; name, family, style and weight
 // come from the file where the request does not give them.
-func (m *Media) CreateFont(ctx context.Context, actor domain.Actor, in FontUpload) (domain.Font, error) {
+func (a *App) CreateFont(ctx context.Context, actor domain.Actor, in FontUpload) (domain.Font, error) {
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.Font{}, err
 	}
-	if int64(len(in.Data)) > m.cfg.FontMaxBytes {
-		return domain.Font{}, m.FontTooLarge()
+	if len(in.Data) > domain.MaxFontBytes {
+		return domain.Font{}, domain.ErrFontTooLarge
 	}
 	format, ok := sniffFont(in.Data)
 	if !ok {
@@ -207,15 +202,15 @@ func (m *Media) CreateFont(ctx context.Context, actor domain.Actor, in FontUploa
 	}
 	f.ID = id
 	key := fmt.Sprintf("fonts/%s/%s", id, safeName(in.Filename, "font."+format))
-	bucket := m.cfg.MediaBucket
-	size, _, err := m.objects.Put(ctx, bucket, key, fontContentTypes[format], bytes.NewReader(in.Data))
+	bucket := a.cfg.MediaBucket
+	size, _, err := a.objects.Put(ctx, bucket, key, fontContentTypes[format], bytes.NewReader(in.Data))
 	if err != nil {
 		return domain.Font{}, err
 	}
-	f.FileURL = m.objects.URL(bucket, key)
-	err = m.store.InsertFont(ctx, domain.FontFile{Font: f, FileKey: key, FileSize: size, Format: format, CreatedAt: m.now()})
+	f.FileURL = a.objects.URL(bucket, key)
+	err = a.store.InsertFont(ctx, domain.FontFile{Font: f, FileKey: key, FileSize: size, Format: format, CreatedAt: a.now()})
 	if err != nil {
-		m.deleteQuietly(ctx, bucket, key)
+		a.deleteQuietly(ctx, bucket, key)
 		return domain.Font{}, err
 	}
 	return f, nil

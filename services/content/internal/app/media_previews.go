@@ -28,11 +28,6 @@ type PreviewRequest struct {
 // ErrNotAnImage answers an image that is not PNG, JPEG or WebP.
 var ErrNotAnImage = errs.E(errs.UnsupportedMedia, "the image is not a PNG, JPEG or WebP file (checked by its first bytes)")
 
-// ImageTooLarge is the error for an image above the bound.
-func (m *Media) ImageTooLarge() error {
-	return errs.Ef(errs.TooLarge, "the image is larger than %d bytes", m.cfg.ImageMaxBytes)
-}
-
 var imageExt = map[string]string{svgpreview.PNG: "png", svgpreview.JPEG: "jpg", svgpreview.WebP: "webp"}
 
 // validateKeys checks the requested colour keys: non-empty, unique keys and #rrggbb colours.
@@ -60,7 +55,7 @@ func validateKeys(keys []domain.ColorKey) error {
 // RequestPreview stores the image, records the preview in status Generating and, in the same
 // transaction, writes its generation command to the outbox: once committed, the job survives
 // a restart of the service or of the broker.
-func (m *Media) RequestPreview(ctx context.Context, actor domain.Actor, req PreviewRequest) (domain.SvgPreview, error) {
+func (a *App) RequestPreview(ctx context.Context, actor domain.Actor, req PreviewRequest) (domain.SvgPreview, error) {
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.SvgPreview{}, err
 	}
@@ -70,22 +65,22 @@ func (m *Media) RequestPreview(ctx context.Context, actor domain.Actor, req Prev
 	if err := validateKeys(req.ColorKeys); err != nil {
 		return domain.SvgPreview{}, err
 	}
-	if int64(len(req.Image)) > m.cfg.ImageMaxBytes {
-		return domain.SvgPreview{}, m.ImageTooLarge()
+	if len(req.Image) > domain.MaxPreviewImageBytes {
+		return domain.SvgPreview{}, domain.ErrImageTooLarge
 	}
 	mediaType, ok := svgpreview.Sniff(req.Image)
 	if !ok {
 		return domain.SvgPreview{}, ErrNotAnImage
 	}
 	p := domain.SvgPreview{TargetType: req.TargetType, TargetID: req.TargetID, Status: domain.PreviewGenerating,
-		SourceMediaType: mediaType, RequestedBy: actor.Name, TenantID: m.tenantOf(actor), CreatedAt: m.now()}
+		SourceMediaType: mediaType, RequestedBy: actor.Name, TenantID: a.tenantOf(actor), CreatedAt: a.now()}
 	if req.TargetType == domain.TargetProject {
-		if _, err := m.app.VisibleProject(ctx, actor, req.TargetID); err != nil {
+		if _, err := a.visibleProject(ctx, actor, req.TargetID); err != nil {
 			return domain.SvgPreview{}, err
 		}
 		p.ProjectID = &req.TargetID
 	} else {
-		s, err := m.app.VisibleScene(ctx, actor, req.TargetID)
+		s, err := a.visibleScene(ctx, actor, req.TargetID)
 		if err != nil {
 			return domain.SvgPreview{}, err
 		}
@@ -93,7 +88,7 @@ func (m *Media) RequestPreview(ctx context.Context, actor domain.Actor, req Prev
 	}
 	p.ColorKeys = req.ColorKeys
 	if p.ColorKeys == nil {
-		all, err := m.store.ColorKeysOf(ctx, req.TargetType, req.TargetID)
+		all, err := a.store.ColorKeysOf(ctx, req.TargetType, req.TargetID)
 		if err != nil {
 			return domain.SvgPreview{}, err
 		}
@@ -109,33 +104,33 @@ func (m *Media) RequestPreview(ctx context.Context, actor domain.Actor, req Prev
 		return domain.SvgPreview{}, err
 	}
 	p.ID = id
-	bucket := m.cfg.MediaBucket
+	bucket := a.cfg.MediaBucket
 	p.SourceImageKey = fmt.Sprintf("svg-previews/%s/source.%s", id, imageExt[mediaType])
-	if _, _, err := m.objects.Put(ctx, bucket, p.SourceImageKey, mediaType, bytes.NewReader(req.Image)); err != nil {
+	if _, _, err := a.objects.Put(ctx, bucket, p.SourceImageKey, mediaType, bytes.NewReader(req.Image)); err != nil {
 		return domain.SvgPreview{}, err
 	}
-	p.SourceImageURL = m.objects.URL(bucket, p.SourceImageKey)
-	err = m.store.InMediaTx(ctx, func(tx domain.MediaStore) error {
+	p.SourceImageURL = a.objects.URL(bucket, p.SourceImageKey)
+	err = a.store.InTx(ctx, func(tx domain.Store) error {
 		if err := tx.InsertSvgPreview(ctx, p); err != nil {
 			return err
 		}
 		return tx.EnqueuePreviewJob(ctx, p.TenantID, p.ID)
 	})
 	if err != nil {
-		m.deleteQuietly(ctx, bucket, p.SourceImageKey)
+		a.deleteQuietly(ctx, bucket, p.SourceImageKey)
 		return domain.SvgPreview{}, err
 	}
 	return p, nil
 }
 
 // GetPreview reads a preview the actor may see (its project visible to them).
-func (m *Media) GetPreview(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SvgPreview, error) {
-	p, err := m.store.GetSvgPreview(ctx, id)
+func (a *App) GetPreview(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SvgPreview, error) {
+	p, err := a.store.GetSvgPreview(ctx, id)
 	if err != nil {
 		return domain.SvgPreview{}, err
 	}
 	if p.ProjectID != nil {
-		if _, err := m.app.VisibleProject(ctx, actor, *p.ProjectID); err != nil {
+		if _, err := a.visibleProject(ctx, actor, *p.ProjectID); err != nil {
 			if errs.KindOf(err) == errs.NotFound {
 				return domain.SvgPreview{}, domain.ErrSvgPreviewNotFound
 			}
@@ -146,11 +141,11 @@ func (m *Media) GetPreview(ctx context.Context, actor domain.Actor, id uuid.UUID
 }
 
 // ScenePreview reads the current (latest requested) preview of a scene.
-func (m *Media) ScenePreview(ctx context.Context, actor domain.Actor, sceneID uuid.UUID) (domain.SvgPreview, error) {
-	if _, err := m.app.VisibleScene(ctx, actor, sceneID); err != nil {
+func (a *App) ScenePreview(ctx context.Context, actor domain.Actor, sceneID uuid.UUID) (domain.SvgPreview, error) {
+	if _, err := a.visibleScene(ctx, actor, sceneID); err != nil {
 		return domain.SvgPreview{}, err
 	}
-	return m.store.LatestSceneSvgPreview(ctx, sceneID)
+	return a.store.LatestSceneSvgPreview(ctx, sceneID)
 }
 
 // PreviewJobConsumer is the inbox name of the preview job handler.
@@ -161,10 +156,10 @@ const PreviewJobConsumer = "content.svg-preview-jobs"
 // fault -- together with the content.svg_preview.generated.v1 event in one transaction that
 // also records the job id (inbox). A redelivered or duplicate job changes nothing; an error
 // (storage or database unavailable) is returned for the bus to retry.
-func (m *Media) HandlePreviewJob(ctx context.Context, jobID uuid.UUID, job domain.PreviewJobData) error {
-	p, err := m.store.GetSvgPreview(ctx, job.SvgPreviewID)
+func (a *App) HandlePreviewJob(ctx context.Context, jobID uuid.UUID, job domain.PreviewJobData) error {
+	p, err := a.store.GetSvgPreview(ctx, job.SvgPreviewID)
 	if errs.KindOf(err) == errs.NotFound {
-		m.log.InfoContext(ctx, "SVG preview job for a preview that no longer exists", slog.String("svg_preview_id", job.SvgPreviewID.String()))
+		a.log.InfoContext(ctx, "SVG preview job for a preview that no longer exists", slog.String("svg_preview_id", job.SvgPreviewID.String()))
 		return nil
 	}
 	if err != nil {
@@ -173,28 +168,28 @@ func (m *Media) HandlePreviewJob(ctx context.Context, jobID uuid.UUID, job domai
 	if p.Status != domain.PreviewGenerating {
 		return nil
 	}
-	out, reason, err := m.generate(ctx, p)
+	out, reason, err := a.generate(ctx, p)
 	if err != nil {
 		return err
 	}
-	_, err = m.store.HandleOnce(ctx, PreviewJobConsumer, jobID, func(tx domain.MediaStore) error {
-		return m.finish(ctx, tx, p, out, reason)
+	_, err = a.store.HandleOnce(ctx, PreviewJobConsumer, jobID, func(tx domain.Store) error {
+		return a.finish(ctx, tx, p, out, reason)
 	})
 	return err
 }
 
 // generate makes and stores the preview's outputs; reason is set (and out nil) when the input
 // cannot give a preview.
-func (m *Media) generate(ctx context.Context, p domain.SvgPreview) (*domain.PreviewOutput, string, error) {
-	bucket := m.cfg.MediaBucket
-	body, err := m.objects.Get(ctx, bucket, p.SourceImageKey)
+func (a *App) generate(ctx context.Context, p domain.SvgPreview) (*domain.PreviewOutput, string, error) {
+	bucket := a.cfg.MediaBucket
+	body, err := a.objects.Get(ctx, bucket, p.SourceImageKey)
 	if errs.KindOf(err) == errs.NotFound {
 		return nil, "the source image is missing from object storage", nil
 	}
 	if err != nil {
 		return nil, "", err
 	}
-	data, err := readAllBounded(body, m.cfg.ImageMaxBytes, m.ImageTooLarge())
+	data, err := readAllBounded(body, domain.MaxPreviewImageBytes, domain.ErrImageTooLarge)
 	_ = body.Close()
 	if err != nil {
 		if errs.KindOf(err) == errs.TooLarge {
@@ -206,7 +201,7 @@ func (m *Media) generate(ctx context.Context, p domain.SvgPreview) (*domain.Prev
 	for i, k := range p.ColorKeys {
 		keys[i] = svgpreview.ColorKey{ElementKey: k.ElementKey, CurrentColor: k.CurrentColor}
 	}
-	res, err := m.gen.Generate(ctx, data, keys)
+	res, err := a.previews.Generate(ctx, data, keys)
 	if errors.Is(err, svgpreview.ErrUnsupportedImage) || errors.Is(err, svgpreview.ErrInvalidKeys) {
 		return nil, err.Error(), nil
 	}
@@ -216,13 +211,13 @@ func (m *Media) generate(ctx context.Context, p domain.SvgPreview) (*domain.Prev
 	// Fixed keys: a job run again overwrites the same objects.
 	svgKey := fmt.Sprintf("svg-previews/%s/preview.svg", p.ID)
 	thumbKey := fmt.Sprintf("svg-previews/%s/thumbnail.png", p.ID)
-	if _, _, err := m.objects.Put(ctx, bucket, svgKey, "image/svg+xml", bytes.NewReader(res.SVG)); err != nil {
+	if _, _, err := a.objects.Put(ctx, bucket, svgKey, "image/svg+xml", bytes.NewReader(res.SVG)); err != nil {
 		return nil, "", err
 	}
-	if _, _, err := m.objects.Put(ctx, bucket, thumbKey, "image/png", bytes.NewReader(res.Thumbnail)); err != nil {
+	if _, _, err := a.objects.Put(ctx, bucket, thumbKey, "image/png", bytes.NewReader(res.Thumbnail)); err != nil {
 		return nil, "", err
 	}
-	out := &domain.PreviewOutput{SvgURL: m.objects.URL(bucket, svgKey), ThumbnailURL: m.objects.URL(bucket, thumbKey),
+	out := &domain.PreviewOutput{SvgURL: a.objects.URL(bucket, svgKey), ThumbnailURL: a.objects.URL(bucket, thumbKey),
 		Width: res.Width, Height: res.Height, GeneratedByAI: res.GeneratedByAI, QualityScore: res.Quality,
 		Zones: make([]domain.ColorZone, len(res.Zones))}
 	for i, z := range res.Zones {
@@ -233,8 +228,8 @@ func (m *Media) generate(ctx context.Context, p domain.SvgPreview) (*domain.Prev
 
 // finish moves a Generating preview to Ready (out) or Failed (reason) and writes the event,
 // in tx. A preview that is not Generating any more is left alone, with no event.
-func (m *Media) finish(ctx context.Context, tx domain.MediaStore, p domain.SvgPreview, out *domain.PreviewOutput, reason string) error {
-	moved, err := tx.FinishSvgPreview(ctx, p.ID, out, reason, m.now())
+func (a *App) finish(ctx context.Context, tx domain.Store, p domain.SvgPreview, out *domain.PreviewOutput, reason string) error {
+	moved, err := tx.FinishSvgPreview(ctx, p.ID, out, reason, a.now())
 	if err != nil || !moved {
 		return err
 	}
@@ -264,15 +259,15 @@ func generatedEvent(p domain.SvgPreview, out *domain.PreviewOutput, reason strin
 // SweepStuckPreviews fails the previews still Generating PreviewTimeout after they were
 // requested (a job that went to the dead-letter queue, or was lost with a GoChannel), with
 // their event. It returns how many it failed.
-func (m *Media) SweepStuckPreviews(ctx context.Context) (int, error) {
-	stuck, err := m.store.ListStuckSvgPreviews(ctx, m.now().Add(-m.cfg.PreviewTimeout), 100)
+func (a *App) SweepStuckPreviews(ctx context.Context) (int, error) {
+	stuck, err := a.store.ListStuckSvgPreviews(ctx, a.now().Add(-a.cfg.PreviewTimeout), 100)
 	if err != nil {
 		return 0, err
 	}
 	n := 0
-	reason := fmt.Sprintf("generation did not finish within %s", m.cfg.PreviewTimeout)
+	reason := fmt.Sprintf("generation did not finish within %s", a.cfg.PreviewTimeout)
 	for _, p := range stuck {
-		err := m.store.InMediaTx(ctx, func(tx domain.MediaStore) error { return m.finish(ctx, tx, p, nil, reason) })
+		err := a.store.InTx(ctx, func(tx domain.Store) error { return a.finish(ctx, tx, p, nil, reason) })
 		if err != nil {
 			return n, err
 		}
@@ -283,19 +278,19 @@ func (m *Media) SweepStuckPreviews(ctx context.Context) (int, error) {
 
 // RunSweeper aborts stale multipart uploads and fails stuck previews now and then every
 // interval, until ctx ends.
-func (m *Media) RunSweeper(ctx context.Context, interval time.Duration) {
+func (a *App) RunSweeper(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
-		if n, err := m.SweepAepUploads(ctx); err != nil {
-			m.log.WarnContext(ctx, "sweeping AEP uploads", slog.String("error", err.Error()))
+		if n, err := a.SweepAepUploads(ctx); err != nil {
+			a.log.WarnContext(ctx, "sweeping AEP uploads", slog.String("error", err.Error()))
 		} else if n > 0 {
-			m.log.InfoContext(ctx, "aborted AEP uploads never completed", slog.Int("count", n))
+			a.log.InfoContext(ctx, "aborted AEP uploads never completed", slog.Int("count", n))
 		}
-		if n, err := m.SweepStuckPreviews(ctx); err != nil {
-			m.log.WarnContext(ctx, "sweeping SVG previews", slog.String("error", err.Error()))
+		if n, err := a.SweepStuckPreviews(ctx); err != nil {
+			a.log.WarnContext(ctx, "sweeping SVG previews", slog.String("error", err.Error()))
 		} else if n > 0 {
-			m.log.InfoContext(ctx, "failed SVG previews that never finished", slog.Int("count", n))
+			a.log.InfoContext(ctx, "failed SVG previews that never finished", slog.Int("count", n))
 		}
 		select {
 		case <-ctx.Done():

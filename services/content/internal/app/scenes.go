@@ -48,7 +48,7 @@ func (a *App) CreateScene(ctx context.Context, actor domain.Actor, projectID uui
 
 // GetScene reads a visible scene with its elements.
 func (a *App) GetScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SceneFull, error) {
-	sc, err := a.VisibleScene(ctx, actor, id)
+	sc, err := a.visibleScene(ctx, actor, id)
 	if err != nil {
 		return domain.SceneFull{}, err
 	}
@@ -61,7 +61,7 @@ func (a *App) GetScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (d
 
 // GetSceneElements reads the elements of a visible scene.
 func (a *App) GetSceneElements(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SceneElements, error) {
-	if _, err := a.VisibleScene(ctx, actor, id); err != nil {
+	if _, err := a.visibleScene(ctx, actor, id); err != nil {
 		return domain.SceneElements{}, err
 	}
 	return a.store.SceneElements(ctx, id)
@@ -124,7 +124,7 @@ func (a *App) CreateContent(ctx context.Context, actor domain.Actor, sceneID uui
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.ContentElement{}, err
 	}
-	sc, err := a.VisibleScene(ctx, actor, sceneID)
+	sc, err := a.visibleScene(ctx, actor, sceneID)
 	if err != nil {
 		return domain.ContentElement{}, err
 	}
@@ -177,7 +177,7 @@ func (a *App) CreateColor(ctx context.Context, actor domain.Actor, sceneID uuid.
 	if err := actor.RequireAdmin(); err != nil {
 		return domain.ColorElement{}, err
 	}
-	sc, err := a.VisibleScene(ctx, actor, sceneID)
+	sc, err := a.visibleScene(ctx, actor, sceneID)
 	if err != nil {
 		return domain.ColorElement{}, err
 	}

@@ -125,20 +125,24 @@ type PreviewJobData struct {
 	SvgPreviewID uuid.UUID `json:"svg_preview_id"`
 }
 
+// Bounds of uploaded files, as the contract states them.
+const (
+	// MaxFontBytes bounds a font file (POST /fonts).
+	MaxFontBytes = 20 << 20
+	// MaxPreviewImageBytes bounds the image of an SVG preview request.
+	MaxPreviewImageBytes = 20 << 20
+)
+
 // Errors of the media pipeline.
 var (
+	ErrFontTooLarge       = errs.Ef(errs.TooLarge, "the font file is larger than %d bytes", MaxFontBytes)
+	ErrImageTooLarge      = errs.Ef(errs.TooLarge, "the image is larger than %d bytes", MaxPreviewImageBytes)
 	ErrSvgPreviewNotFound = errs.E(errs.NotFound, "SVG preview not found")
 	ErrNoScenePreview     = errs.E(errs.NotFound, "no SVG preview was generated for this scene yet")
 )
 
 // MediaStore is the persistence of the media pipeline.
 type MediaStore interface {
-	// InMediaTx runs fn with a MediaStore bound to one transaction.
-	InMediaTx(ctx context.Context, fn func(MediaStore) error) error
-	// HandleOnce runs fn in a transaction that also records jobID for consumer; for a jobID
-	// already recorded it runs nothing and returns false.
-	HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(MediaStore) error) (bool, error)
-
 	// SetProjectAepFile records f on the project and returns the key of the file it replaced
 	// ("" when none). ErrProjectNotFound when the project is gone.
 	SetProjectAepFile(ctx context.Context, projectID uuid.UUID, f AepFile, at time.Time) (previousKey string, err error)
@@ -161,10 +165,10 @@ type MediaStore interface {
 	FinishSvgPreview(ctx context.Context, id uuid.UUID, out *PreviewOutput, reason string, at time.Time) (bool, error)
 	ListStuckSvgPreviews(ctx context.Context, before time.Time, limit int) ([]SvgPreview, error)
 
-	// PublishEvent writes an event to the outbox (in the transaction of InMediaTx).
+	// PublishEvent writes an event to the outbox (in the transaction of InTx).
 	PublishEvent(ctx context.Context, env events.EventEnvelope) error
 	// EnqueuePreviewJob writes the generation command of a preview to the outbox (in the
-	// transaction of InMediaTx); the service's own queue receives it.
+	// transaction of InTx); the service's own queue receives it.
 	EnqueuePreviewJob(ctx context.Context, tenantID, previewID uuid.UUID) error
 }
 

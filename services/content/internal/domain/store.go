@@ -13,6 +13,9 @@ import (
 type Store interface {
 	// InTx runs fn with a Store bound to one transaction: committed when fn returns nil.
 	InTx(ctx context.Context, fn func(Store) error) error
+	// HandleOnce runs fn in a transaction that also records jobID for consumer; for a jobID
+	// already recorded it runs nothing and returns false.
+	HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(Store) error) (bool, error)
 
 	CatalogStore
 	ProjectStore
@@ -20,6 +23,7 @@ type Store interface {
 	LibraryStore
 	UserStore
 	CMSStore
+	MediaStore
 }
 
 // CatalogStore keeps containers, their links, categories and tags.

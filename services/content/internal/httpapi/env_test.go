@@ -5,21 +5,27 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
+	"github.com/videotpl/platform/services/content/internal/store/storetest"
+	"github.com/videotpl/platform/services/content/internal/svgpreview"
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
@@ -29,50 +35,103 @@ const (
 	audience = "videotpl"
 )
 
-// env is one content service on its own database, served on loopback, with a client whose
-// every response is validated against the spec and the credentials of the test's callers.
+// env is one content service on its own database, its own buckets on the test MinIO and its
+// own exchange and queues on the test RabbitMQ, served on loopback, with a client whose every
+// response is validated against the spec and the credentials of the test's callers.
 type env struct {
-	t                testing.TB
-	pool             *pgxpool.Pool
-	dbURL            string
-	base             string
-	c                *content.ClientWithResponses
-	admin            content.RequestEditorFn // JWT with the admin role
-	user             content.RequestEditorFn // JWT without roles
-	other            content.RequestEditorFn // another user of another tenant
-	svc              content.RequestEditorFn // service token without scopes
-	svcAdm           content.RequestEditorFn // service token with content:admin
-	anon             content.RequestEditorFn // no Authorization header
+	t     testing.TB
+	pool  *pgxpool.Pool
+	dbURL string
+	base  string
+	c     *content.ClientWithResponses
+	app   *app.App
+	s3    *store.S3
+	bus   bus.Config
+	log   *slog.Logger
+	// running is the outbox forwarder and preview-job consumer, once started.
+	running *store.MediaBus
+
+	admin  content.RequestEditorFn // JWT with the admin role, of the user's tenant
+	user   content.RequestEditorFn // JWT without roles
+	other  content.RequestEditorFn // another user of another tenant
+	svc    content.RequestEditorFn // service token without scopes
+	svcAdm content.RequestEditorFn // service token with content:admin
+	anon   content.RequestEditorFn // no Authorization header
+	// adminToken is the admin's bearer token (for requests built by hand).
+	adminToken       string
 	userID, tenantID uuid.UUID
 }
 
-var migrationSet = pgxdb.Migrations{Name: "content", FS: migrations.FS}
-
-func newEnv(t testing.TB) *env {
-	t.Helper()
-	_, dbURL := pgtest.NewDB(t, migrationSet)
-	cfg, err := pgxpool.ParseConfig(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return newEnvOn(t, openPool(t, cfg), dbURL)
+// envOptions tune newEnv.
+type envOptions struct {
+	config   func(*app.Config)
+	model    svgpreview.ZoneSource
+	exchange string
+	tracer   pgx.QueryTracer
+	bus      bool
 }
 
-// openPool opens a pool configured as the service configures its own (store.ConfigurePool).
-func openPool(t testing.TB, cfg *pgxpool.Config) *pgxpool.Pool {
+type option func(*envOptions)
+
+// withConfig adjusts the application's configuration (bounds, ages, part sizes).
+func withConfig(f func(*app.Config)) option { return func(o *envOptions) { o.config = f } }
+
+// withModel gives the preview generator a vision model.
+func withModel(m svgpreview.ZoneSource) option { return func(o *envOptions) { o.model = m } }
+
+// withExchange uses the named events exchange instead of one unique to the test.
+func withExchange(name string) option { return func(o *envOptions) { o.exchange = name } }
+
+// withTracer traces every statement of the service's pool.
+func withTracer(t pgx.QueryTracer) option { return func(o *envOptions) { o.tracer = t } }
+
+// withBus starts the outbox forwarder and the preview-job consumer with the service.
+func withBus() option { return func(o *envOptions) { o.bus = true } }
+
+func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
-	store.ConfigurePool(cfg)
-	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
-	if err != nil {
+	var o envOptions
+	for _, f := range opts {
+		f(&o)
+	}
+	ev := &env{t: t, userID: uuid.New(), tenantID: uuid.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if testing.Verbose() {
+		ev.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	_, ev.dbURL = pgtest.NewDB(t, migrations.Sets()...)
+	ev.pool = openPool(t, ev.dbURL, o.tracer)
+
+	var err error
+	if ev.s3, err = store.NewS3(storetest.S3Config(t)); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(pool.Close)
-	return pool
-}
+	cfg := app.Config{TemplatesBucket: storetest.Bucket(t, ev.s3, "tpl"), MediaBucket: storetest.Bucket(t, ev.s3, "media"),
+		AepMaxSingleUpload: 512 << 20, AepChunkSize: 64 << 20, PartURLTTL: 24 * time.Hour,
+		AepUploadMaxAge: 7 * 24 * time.Hour, PreviewTimeout: 30 * time.Minute,
+		DefaultTenantID: uuid.MustParse("00000000-0000-0000-0000-000000000001")}
+	if o.config != nil {
+		o.config(&cfg)
+	}
+	for _, b := range []string{cfg.TemplatesBucket, cfg.MediaBucket} {
+		if err := ev.s3.EnsureBucket(context.Background(), b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ev.app = app.New(store.New(ev.pool), ev.s3, svgpreview.New(svgpreview.Options{}, o.model, ev.log), cfg, ev.log)
 
-// newEnvOn serves the API on an existing pool (e.g. one with a query tracer).
-func newEnvOn(t testing.TB, pool *pgxpool.Pool, dbURL string) *env {
-	t.Helper()
+	suffix := strings.ReplaceAll(uuid.NewString(), "-", "")[:12]
+	ev.bus = bus.Config{AMQPURL: storetest.AMQPURL(), Service: "content-t" + suffix, EventsExchange: o.exchange,
+		DeadLetterExchange: "dead-letter-t" + suffix,
+		Retry:              bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond},
+		Outbox:             bus.OutboxConfig{PollInterval: 20 * time.Millisecond, ResendInterval: 100 * time.Millisecond}}
+	if ev.bus.EventsExchange == "" {
+		ev.bus.EventsExchange = "events-t" + suffix
+	}
+	t.Cleanup(func() { ev.stopBus(); ev.removeTopology() })
+	if o.bus {
+		ev.startBus()
+	}
+
 	svcToken, _ := auth.GenerateServiceToken()
 	admToken, _ := auth.GenerateServiceToken()
 	authn, err := auth.NewAuthenticator(auth.Config{Issuer: issuer, Audience: audience, HS256Secret: []byte(secret),
@@ -83,28 +142,87 @@ func newEnvOn(t testing.TB, pool *pgxpool.Pool, dbURL string) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	e, err := httpapi.NewHTTP(httpapi.New(app.New(store.New(pool)), nil), httpapi.HTTPOptions{Auth: authn, Logger: log})
+	e, err := httpapi.NewHTTP(ev.app, httpapi.HTTPOptions{Auth: authn, Logger: ev.log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	base := httpxtest.Start(t, e)
+	ev.base = httpxtest.Start(t, e)
 	spec, err := content.GetSpec()
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := content.NewClientWithResponses(base+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
+	ev.c, err = content.NewClientWithResponses(ev.base+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev := &env{t: t, pool: pool, dbURL: dbURL, base: base, c: c, userID: uuid.New(), tenantID: uuid.New()}
-	ev.admin = bearer(jwt(t, uuid.New(), uuid.New(), "admin"))
+	ev.adminToken = jwt(t, uuid.New(), ev.tenantID, "admin")
+	ev.admin = bearer(ev.adminToken)
 	ev.user = bearer(jwt(t, ev.userID, ev.tenantID))
 	ev.other = bearer(jwt(t, uuid.New(), uuid.New()))
 	ev.svc = bearer(svcToken)
 	ev.svcAdm = bearer(admToken)
 	ev.anon = func(context.Context, *http.Request) error { return nil }
 	return ev
+}
+
+// openPool opens a pool configured as the service configures its own (store.ConfigurePool).
+func openPool(t testing.TB, dbURL string, tracer pgx.QueryTracer) *pgxpool.Pool {
+	t.Helper()
+	cfg, err := pgxpool.ParseConfig(dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.Tracer = tracer
+	store.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	return pool
+}
+
+// startBus starts the outbox forwarder and the preview-job consumer.
+func (ev *env) startBus() {
+	ev.t.Helper()
+	if ev.running != nil {
+		return
+	}
+	mb, err := store.StartMediaBus(context.Background(), ev.bus, ev.pool, ev.app.HandlePreviewJob, nil, ev.log)
+	if err != nil {
+		ev.t.Fatal(err)
+	}
+	ev.running = mb
+}
+
+// stopBus stops them (a job in progress is cut and redelivered later).
+func (ev *env) stopBus() {
+	if ev.running == nil {
+		return
+	}
+	if err := ev.running.Stop(); err != nil {
+		ev.t.Logf("stopping the bus: %v", err)
+	}
+	ev.running = nil
+}
+
+// removeTopology deletes the test's queues and exchanges (not the shared "events").
+func (ev *env) removeTopology() {
+	conn, err := amqp.Dial(ev.bus.AMQPURL)
+	if err != nil {
+		return
+	}
+	defer func() { _ = conn.Close() }()
+	ch, err := conn.Channel()
+	if err != nil {
+		return
+	}
+	_, _ = ch.QueueDelete(ev.bus.ServiceQueue(), false, false, false)
+	_, _ = ch.QueueDelete(ev.bus.DeadLetterQueue(), false, false, false)
+	_ = ch.ExchangeDelete(ev.bus.DeadLetterExchange, false, false)
+	if ev.bus.EventsExchange != bus.DefaultEventsExchange {
+		_ = ch.ExchangeDelete(ev.bus.EventsExchange, false, false)
+	}
 }
 
 func jwt(t testing.TB, sub, tenant uuid.UUID, roles ...string) string {
@@ -124,7 +242,7 @@ func bearer(token string) content.RequestEditorFn {
 }
 
 func ctx(t testing.TB) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	c, cancel := context.WithTimeout(context.Background(), time.Minute)
 	t.Cleanup(cancel)
 	return c
 }
@@ -157,6 +275,14 @@ func problemFields(p *content.Problem) []string {
 		out = append(out, e.Field)
 	}
 	return out
+}
+
+// problemDetail is a problem's detail ("" when none).
+func problemDetail(p *content.Problem) string {
+	if p == nil || p.Detail == nil {
+		return ""
+	}
+	return *p.Detail
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -234,6 +360,13 @@ func (ev *env) scene(project uuid.UUID, key string) content.Scene {
 	r, err := ev.c.CreateSceneWithResponse(ctx(ev.t), project, content.SceneCreate{Key: key, Title: "Scene " + key}, ev.admin)
 	want(ev.t, r, err, 201)
 	return *r.JSON201
+}
+
+// draftProject is a project of an unpublished container.
+func (ev *env) draftProject(slug string) uuid.UUID {
+	ev.t.Helper()
+	_, ps := ev.container(containerSpec{slug: slug, aspects: []string{"16:9"}})
+	return ps[0]
 }
 
 // publishedProject is a project of a published container.

@@ -19,40 +19,21 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// Media is the media pipeline behind the upload and SVG-preview operations; nil answers them
-// with 501.
-type Media = *app.Media
-
 // multipartOverhead is what a multipart body may carry beyond its file: boundaries, part
 // headers and the small fields.
 const multipartOverhead = 1 << 20
 
-// MediaBodyLimits are the body limits of the upload operations for
+// uploadBodyLimits are the body limits of the upload operations for
 // httpx.Options.OperationBodyLimits, keyed by the operationIds of the embedded spec (which
 // oapi-codegen stores capitalised, as its method names): the file bound plus the multipart
-// overhead. A body that
-// declares more is refused at once; the handlers stop a body whose file part passes the
-// bound while streaming (413 too, the AEP one pointing to the multipart upload).
-func MediaBodyLimits(m Media) map[string]int64 {
-	c := m.Config()
+// overhead. A body that declares more is refused at once; the handlers stop a body whose file
+// part passes the bound while streaming (413 too, the AEP one pointing to the multipart upload).
+func uploadBodyLimits(c app.Config) map[string]int64 {
 	return map[string]int64{
 		"UploadProjectAep":   c.AepMaxSingleUpload + multipartOverhead,
-		"CreateFont":         c.FontMaxBytes + multipartOverhead,
-		"GenerateSvgPreview": c.ImageMaxBytes + multipartOverhead,
+		"CreateFont":         domain.MaxFontBytes + multipartOverhead,
+		"GenerateSvgPreview": domain.MaxPreviewImageBytes + multipartOverhead,
 	}
-}
-
-// mediaCaller is the caller of a media operation, once the pipeline is known to be configured
-// (a server built without object storage answers 501 for them).
-func (s *Server) mediaCaller(ctx context.Context, what string) (domain.Actor, error) {
-	if s.media == nil {
-		return domain.Actor{}, notImplemented(what)
-	}
-	return actorOf(ctx)
-}
-
-func notImplemented(what string) error {
-	return errs.E(errs.NotImplemented, what+" is not available: the media pipeline is not configured")
 }
 
 // bodyError turns a failure to read a multipart body into the caller's error: a body above
@@ -95,7 +76,7 @@ func formValue(p *multipart.Part) (string, error) {
 // UploadProjectAep is PUT /projects/{project_id}/aep: the file part is streamed to object
 // storage as it arrives (never parsed into memory or a temporary file).
 func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProjectAepRequestObject) (content.UploadProjectAepResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "the AEP upload")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -110,7 +91,7 @@ func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProject
 		if part.FormName() != "file" {
 			continue // NextPart skips what is left of it
 		}
-		f, err := s.media.UploadAep(ctx, actor, req.ProjectId, part.FileName(), partReader{part})
+		f, err := s.app.UploadAep(ctx, actor, req.ProjectId, part.FileName(), partReader{part})
 		if err != nil {
 			return nil, err
 		}
@@ -120,14 +101,14 @@ func (s *Server) UploadProjectAep(ctx context.Context, req content.UploadProject
 
 // StartProjectAepUpload is POST /projects/{project_id}/aep/start-upload.
 func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartProjectAepUploadRequestObject) (content.StartProjectAepUploadResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if req.Body == nil {
 		return nil, errs.InvalidFields(errs.Field("body", "is required"))
 	}
-	up, err := s.media.StartAepUpload(ctx, actor, req.ProjectId, req.Body.Filename, req.Body.TotalSizeBytes)
+	up, err := s.app.StartAepUpload(ctx, actor, req.ProjectId, req.Body.Filename, req.Body.TotalSizeBytes)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +122,7 @@ func (s *Server) StartProjectAepUpload(ctx context.Context, req content.StartPro
 
 // CompleteProjectAepUpload is POST /projects/{project_id}/aep/complete-upload.
 func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.CompleteProjectAepUploadRequestObject) (content.CompleteProjectAepUploadResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "the multipart AEP upload")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +132,7 @@ func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.Compl
 	parts := mapAll(req.Body.Parts, func(p content.AepCompletedPart) domain.CompletedPart {
 		return domain.CompletedPart{Number: int32(p.PartNumber), ETag: p.Etag} //nolint:gosec // bounded 1..10000 by the spec
 	})
-	f, err := s.media.CompleteAepUpload(ctx, actor, req.ProjectId, req.Body.UploadId, parts)
+	f, err := s.app.CompleteAepUpload(ctx, actor, req.ProjectId, req.Body.UploadId, parts)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +141,7 @@ func (s *Server) CompleteProjectAepUpload(ctx context.Context, req content.Compl
 
 // CreateFont is POST /fonts.
 func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestObject) (content.CreateFontResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "the font upload")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -179,13 +160,12 @@ func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestOb
 		}
 		switch name := part.FormName(); name {
 		case "file":
-			limit := s.media.Config().FontMaxBytes
-			data, err := io.ReadAll(io.LimitReader(partReader{part}, limit+1))
+			data, err := io.ReadAll(io.LimitReader(partReader{part}, domain.MaxFontBytes+1))
 			if err != nil {
 				return nil, err
 			}
-			if int64(len(data)) > limit {
-				return nil, s.media.FontTooLarge()
+			if len(data) > domain.MaxFontBytes {
+				return nil, domain.ErrFontTooLarge
 			}
 			in.Data, in.Filename, haveFile = data, part.FileName(), true
 		case "name", "family", "direction":
@@ -214,7 +194,7 @@ func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestOb
 	if !haveFile {
 		return nil, errs.InvalidFields(errs.Field("body.file", "is required"))
 	}
-	f, err := s.media.CreateFont(ctx, actor, in)
+	f, err := s.app.CreateFont(ctx, actor, in)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +206,7 @@ func (s *Server) CreateFont(ctx context.Context, req content.CreateFontRequestOb
 // GenerateSvgPreview is POST /svg-previews/generate: image, target_type, target_id and one
 // color_keys part per key (each a JSON object; a JSON array in one part is accepted too).
 func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvgPreviewRequestObject) (content.GenerateSvgPreviewResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "SVG preview generation")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -249,13 +229,12 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvg
 		}
 		switch part.FormName() {
 		case "image":
-			limit := s.media.Config().ImageMaxBytes
-			data, err := io.ReadAll(io.LimitReader(partReader{part}, limit+1))
+			data, err := io.ReadAll(io.LimitReader(partReader{part}, domain.MaxPreviewImageBytes+1))
 			if err != nil {
 				return nil, err
 			}
-			if int64(len(data)) > limit {
-				return nil, s.media.ImageTooLarge()
+			if len(data) > domain.MaxPreviewImageBytes {
+				return nil, domain.ErrImageTooLarge
 			}
 			pr.Image, haveImage = data, true
 		case "target_type":
@@ -299,7 +278,7 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req content.GenerateSvg
 	if haveKey && pr.ColorKeys == nil {
 		pr.ColorKeys = []domain.ColorKey{} // given, but empty: not "every colour element"
 	}
-	p, err := s.media.RequestPreview(ctx, actor, pr)
+	p, err := s.app.RequestPreview(ctx, actor, pr)
 	if err != nil {
 		return nil, err
 	}
@@ -351,11 +330,11 @@ func previewOut(p domain.SvgPreview) content.SvgPreview {
 
 // GetSvgPreview is GET /svg-previews/{svg_preview_id}.
 func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewRequestObject) (content.GetSvgPreviewResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "SVG previews")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.media.GetPreview(ctx, actor, req.SvgPreviewId)
+	p, err := s.app.GetPreview(ctx, actor, req.SvgPreviewId)
 	if err != nil {
 		return nil, err
 	}
@@ -364,11 +343,11 @@ func (s *Server) GetSvgPreview(ctx context.Context, req content.GetSvgPreviewReq
 
 // GetSceneSvgPreview is GET /scenes/{scene_id}/svg-preview.
 func (s *Server) GetSceneSvgPreview(ctx context.Context, req content.GetSceneSvgPreviewRequestObject) (content.GetSceneSvgPreviewResponseObject, error) {
-	actor, err := s.mediaCaller(ctx, "SVG previews")
+	actor, err := actorOf(ctx)
 	if err != nil {
 		return nil, err
 	}
-	p, err := s.media.ScenePreview(ctx, actor, req.SceneId)
+	p, err := s.app.ScenePreview(ctx, actor, req.SceneId)
 	if err != nil {
 		return nil, err
 	}

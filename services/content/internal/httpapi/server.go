@@ -2,12 +2,16 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
+	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
@@ -15,22 +19,38 @@ import (
 // BasePath is the version prefix every operation is served under.
 const BasePath = "/v1"
 
+// HTTPOptions configure NewHTTP.
+type HTTPOptions struct {
+	Auth      *auth.Authenticator
+	Logger    *slog.Logger
+	Telemetry *telemetry.Telemetry
+	// Ready reports whether the dependencies answer (/readyz).
+	Ready func(ctx context.Context) error
+}
+
+// NewHTTP returns the echo server of the content API on a: pkg/httpx's middleware
+// (authentication and validation against the embedded spec, problem+json) with every operation
+// mounted under BasePath, and the upload operations allowed their larger bodies.
+func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
+	spec, err := content.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("content spec: %w", err)
+	}
+	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, Spec: spec, Auth: o.Auth,
+		Ready: o.Ready, Telemetry: o.Telemetry, OperationBodyLimits: uploadBodyLimits(a.Config())})
+	if err != nil {
+		return nil, err
+	}
+	content.RegisterHandlersWithBaseURL(e, content.NewStrictHandler(&Server{app: a}, nil), BasePath)
+	return e, nil
+}
+
 // Server implements content.StrictServerInterface.
 type Server struct {
-	app   *app.App
-	media Media
+	app *app.App
 }
 
 var _ content.StrictServerInterface = (*Server)(nil)
-
-// New returns the handlers of the catalog core on a; media serves the upload and SVG-preview
-// operations (see media.go) and may be nil.
-func New(a *app.App, media Media) *Server { return &Server{app: a, media: media} }
-
-// Register mounts every operation of the spec under BasePath on e.
-func Register(e *echo.Echo, s *Server) {
-	content.RegisterHandlersWithBaseURL(e, content.NewStrictHandler(s, nil), BasePath)
-}
 
 // actorOf is the caller of the request as the application sees it. pkg/httpx has
 // authenticated every operation of the spec before a handler runs.
@@ -46,9 +66,6 @@ func actorOf(ctx context.Context) (domain.Actor, error) {
 	}
 	return a, nil
 }
-
-// ActorOf is actorOf for the media pipeline's handlers.
-func ActorOf(ctx context.Context) (domain.Actor, error) { return actorOf(ctx) }
 
 func ptr[T any](v T) *T { return &v }
 

@@ -14,44 +14,25 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// Media implements domain.MediaStore on the store's database, with the outbox of pkg/bus in
-// the same transactions.
-type Media struct{ s *Store }
-
-var _ domain.MediaStore = (*Media)(nil)
-
-// NewMedia returns the media pipeline's store on s.
-func NewMedia(s *Store) *Media { return &Media{s: s} }
-
-// InMediaTx runs fn in one transaction.
-func (m *Media) InMediaTx(ctx context.Context, fn func(domain.MediaStore) error) error {
-	return m.s.InTx(ctx, func(tx domain.Store) error {
-		st, ok := tx.(*Store)
-		if !ok {
-			return errors.New("store: unexpected transaction store")
-		}
-		return fn(&Media{s: st})
-	})
-}
-
 // HandleOnce runs fn in a transaction that records (consumer, jobID) in the inbox.
-func (m *Media) HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(domain.MediaStore) error) (bool, error) {
-	return bus.HandleOnce(ctx, m.s.pool, consumer, jobID, func(ctx context.Context, tx pgx.Tx) error {
-		return fn(&Media{s: &Store{pool: m.s.pool, db: tx, q: contentdb.New(tx), inTx: true}})
+func (s *Store) HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(domain.Store) error) (bool, error) {
+	return bus.HandleOnce(ctx, s.pool, consumer, jobID, func(ctx context.Context, tx pgx.Tx) error {
+		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true})
 	})
 }
 
-func (m *Media) tx() (pgx.Tx, error) {
-	tx, ok := m.s.db.(pgx.Tx)
+// tx is the store's transaction: the outbox is written in the transaction of the change.
+func (s *Store) tx() (pgx.Tx, error) {
+	tx, ok := s.db.(pgx.Tx)
 	if !ok {
-		return nil, errors.New("store: the outbox is written in a transaction (InMediaTx)")
+		return nil, errors.New("store: the outbox is written in a transaction (InTx)")
 	}
 	return tx, nil
 }
 
 // SetProjectAepFile records the project's AEP file and returns the key it replaced.
-func (m *Media) SetProjectAepFile(ctx context.Context, projectID uuid.UUID, f domain.AepFile, at time.Time) (string, error) {
-	prev, err := m.s.q.SetProjectAepFile(ctx, contentdb.SetProjectAepFileParams{
+func (s *Store) SetProjectAepFile(ctx context.Context, projectID uuid.UUID, f domain.AepFile, at time.Time) (string, error) {
+	prev, err := s.q.SetProjectAepFile(ctx, contentdb.SetProjectAepFileParams{
 		ID: projectID, Url: &f.URL, Md5: &f.MD5, SizeBytes: &f.Size, Key: &f.Key, UpdatedAt: at,
 	})
 	return prev, translate(err, domain.ErrProjectNotFound)
@@ -64,8 +45,8 @@ func aepUploadFrom(r contentdb.AepUpload) domain.AepUpload {
 }
 
 // InsertAepUpload records a started multipart upload.
-func (m *Media) InsertAepUpload(ctx context.Context, u domain.AepUpload) error {
-	return m.s.q.InsertAepUpload(ctx, contentdb.InsertAepUploadParams{
+func (s *Store) InsertAepUpload(ctx context.Context, u domain.AepUpload) error {
+	return s.q.InsertAepUpload(ctx, contentdb.InsertAepUploadParams{
 		ID: u.ID, ProjectID: u.ProjectID, UploadID: u.UploadID, Bucket: u.Bucket, Key: u.Key,
 		Filename: u.Filename, TotalSizeBytes: u.TotalSize, ChunkSizeBytes: u.ChunkSize,
 		PartCount: i32(u.PartCount), CreatedAt: u.CreatedAt,
@@ -76,8 +57,8 @@ func (m *Media) InsertAepUpload(ctx context.Context, u domain.AepUpload) error {
 var ErrUnknownUpload = invalid("body.upload_id", "is not an open upload of this project (unknown, completed or aborted)")
 
 // GetAepUpload finds a pending upload of a project.
-func (m *Media) GetAepUpload(ctx context.Context, projectID uuid.UUID, uploadID string) (domain.AepUpload, error) {
-	r, err := m.s.q.GetAepUpload(ctx, contentdb.GetAepUploadParams{UploadID: uploadID, ProjectID: projectID})
+func (s *Store) GetAepUpload(ctx context.Context, projectID uuid.UUID, uploadID string) (domain.AepUpload, error) {
+	r, err := s.q.GetAepUpload(ctx, contentdb.GetAepUploadParams{UploadID: uploadID, ProjectID: projectID})
 	if err != nil {
 		return domain.AepUpload{}, translate(err, ErrUnknownUpload)
 	}
@@ -85,13 +66,13 @@ func (m *Media) GetAepUpload(ctx context.Context, projectID uuid.UUID, uploadID 
 }
 
 // DeleteAepUpload forgets a completed or aborted upload.
-func (m *Media) DeleteAepUpload(ctx context.Context, id uuid.UUID) error {
-	return m.s.q.DeleteAepUpload(ctx, id)
+func (s *Store) DeleteAepUpload(ctx context.Context, id uuid.UUID) error {
+	return s.q.DeleteAepUpload(ctx, id)
 }
 
 // ListStaleAepUploads lists uploads started before the given time.
-func (m *Media) ListStaleAepUploads(ctx context.Context, before time.Time, limit int) ([]domain.AepUpload, error) {
-	rows, err := m.s.q.ListStaleAepUploads(ctx, contentdb.ListStaleAepUploadsParams{CreatedAt: before, Limit: i32(limit)})
+func (s *Store) ListStaleAepUploads(ctx context.Context, before time.Time, limit int) ([]domain.AepUpload, error) {
+	rows, err := s.q.ListStaleAepUploads(ctx, contentdb.ListStaleAepUploadsParams{CreatedAt: before, Limit: i32(limit)})
 	if err != nil {
 		return nil, err
 	}
@@ -103,8 +84,8 @@ func (m *Media) ListStaleAepUploads(ctx context.Context, before time.Time, limit
 }
 
 // InsertFont writes an uploaded font.
-func (m *Media) InsertFont(ctx context.Context, f domain.FontFile) error {
-	return translate(m.s.q.InsertUploadedFont(ctx, contentdb.InsertUploadedFontParams{
+func (s *Store) InsertFont(ctx context.Context, f domain.FontFile) error {
+	return translate(s.q.InsertUploadedFont(ctx, contentdb.InsertUploadedFontParams{
 		ID: f.ID, Name: f.Name, OriginalName: f.OriginalName, SystemName: f.SystemName,
 		Family: f.Family, Style: f.Style, Direction: f.Direction, Weight: i32(f.Weight),
 		FileKey: f.FileKey, FileUrl: f.FileURL, FileSizeBytes: f.FileSize, FileFormat: f.Format,
@@ -113,10 +94,10 @@ func (m *Media) InsertFont(ctx context.Context, f domain.FontFile) error {
 }
 
 // ColorKeysOf lists the colour elements of a scene or the shared colours of a project.
-func (m *Media) ColorKeysOf(ctx context.Context, target domain.PreviewTarget, id uuid.UUID) ([]domain.ColorKey, error) {
+func (s *Store) ColorKeysOf(ctx context.Context, target domain.PreviewTarget, id uuid.UUID) ([]domain.ColorKey, error) {
 	var out []domain.ColorKey
 	if target == domain.TargetScene {
-		rows, err := m.s.q.ColorKeysOfScene(ctx, id)
+		rows, err := s.q.ColorKeysOfScene(ctx, id)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +106,7 @@ func (m *Media) ColorKeysOf(ctx context.Context, target domain.PreviewTarget, id
 		}
 		return out, nil
 	}
-	rows, err := m.s.q.ColorKeysOfProject(ctx, id)
+	rows, err := s.q.ColorKeysOfProject(ctx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -136,12 +117,12 @@ func (m *Media) ColorKeysOf(ctx context.Context, target domain.PreviewTarget, id
 }
 
 // InsertSvgPreview writes a new preview in status Generating.
-func (m *Media) InsertSvgPreview(ctx context.Context, p domain.SvgPreview) error {
+func (s *Store) InsertSvgPreview(ctx context.Context, p domain.SvgPreview) error {
 	keys, err := encode(p.ColorKeys)
 	if err != nil {
 		return err
 	}
-	return translate(m.s.q.InsertSvgPreview(ctx, contentdb.InsertSvgPreviewParams{
+	return translate(s.q.InsertSvgPreview(ctx, contentdb.InsertSvgPreviewParams{
 		ID: p.ID, TenantID: p.TenantID, TargetType: string(p.TargetType), TargetID: p.TargetID,
 		ProjectID: p.ProjectID, SceneID: p.SceneID, ColorKeys: keys, SourceImageKey: p.SourceImageKey,
 		SourceImageUrl: p.SourceImageURL, SourceMediaType: p.SourceMediaType, RequestedBy: p.RequestedBy,
@@ -184,8 +165,8 @@ func previewFrom(r contentdb.SvgPreview) (domain.SvgPreview, error) {
 }
 
 // GetSvgPreview reads a preview.
-func (m *Media) GetSvgPreview(ctx context.Context, id uuid.UUID) (domain.SvgPreview, error) {
-	r, err := m.s.q.GetSvgPreview(ctx, id)
+func (s *Store) GetSvgPreview(ctx context.Context, id uuid.UUID) (domain.SvgPreview, error) {
+	r, err := s.q.GetSvgPreview(ctx, id)
 	if err != nil {
 		return domain.SvgPreview{}, translate(err, domain.ErrSvgPreviewNotFound)
 	}
@@ -193,8 +174,8 @@ func (m *Media) GetSvgPreview(ctx context.Context, id uuid.UUID) (domain.SvgPrev
 }
 
 // LatestSceneSvgPreview reads the scene's most recently requested preview.
-func (m *Media) LatestSceneSvgPreview(ctx context.Context, sceneID uuid.UUID) (domain.SvgPreview, error) {
-	r, err := m.s.q.LatestSceneSvgPreview(ctx, &sceneID)
+func (s *Store) LatestSceneSvgPreview(ctx context.Context, sceneID uuid.UUID) (domain.SvgPreview, error) {
+	r, err := s.q.LatestSceneSvgPreview(ctx, &sceneID)
 	if err != nil {
 		return domain.SvgPreview{}, translate(err, domain.ErrNoScenePreview)
 	}
@@ -202,7 +183,7 @@ func (m *Media) LatestSceneSvgPreview(ctx context.Context, sceneID uuid.UUID) (d
 }
 
 // FinishSvgPreview moves a Generating preview to Ready (out) or Failed (reason).
-func (m *Media) FinishSvgPreview(ctx context.Context, id uuid.UUID, out *domain.PreviewOutput, reason string, at time.Time) (bool, error) {
+func (s *Store) FinishSvgPreview(ctx context.Context, id uuid.UUID, out *domain.PreviewOutput, reason string, at time.Time) (bool, error) {
 	var n int64
 	var err error
 	if out != nil {
@@ -211,19 +192,19 @@ func (m *Media) FinishSvgPreview(ctx context.Context, id uuid.UUID, out *domain.
 			return false, eerr
 		}
 		w, h := i32(out.Width), i32(out.Height)
-		n, err = m.s.q.FinishSvgPreviewReady(ctx, contentdb.FinishSvgPreviewReadyParams{
+		n, err = s.q.FinishSvgPreviewReady(ctx, contentdb.FinishSvgPreviewReadyParams{
 			ID: id, SvgUrl: &out.SvgURL, ThumbnailUrl: &out.ThumbnailURL, Width: &w, Height: &h,
 			GeneratedByAi: &out.GeneratedByAI, QualityScore: &out.QualityScore, ColorZones: zones, FinishedAt: &at,
 		})
 	} else {
-		n, err = m.s.q.FinishSvgPreviewFailed(ctx, contentdb.FinishSvgPreviewFailedParams{ID: id, Error: &reason, FinishedAt: &at})
+		n, err = s.q.FinishSvgPreviewFailed(ctx, contentdb.FinishSvgPreviewFailedParams{ID: id, Error: &reason, FinishedAt: &at})
 	}
 	return n == 1, err
 }
 
 // ListStuckSvgPreviews lists previews still Generating that were requested before the given time.
-func (m *Media) ListStuckSvgPreviews(ctx context.Context, before time.Time, limit int) ([]domain.SvgPreview, error) {
-	rows, err := m.s.q.ListStuckSvgPreviews(ctx, contentdb.ListStuckSvgPreviewsParams{CreatedAt: before, Limit: i32(limit)})
+func (s *Store) ListStuckSvgPreviews(ctx context.Context, before time.Time, limit int) ([]domain.SvgPreview, error) {
+	rows, err := s.q.ListStuckSvgPreviews(ctx, contentdb.ListStuckSvgPreviewsParams{CreatedAt: before, Limit: i32(limit)})
 	if err != nil {
 		return nil, err
 	}
@@ -239,8 +220,8 @@ func (m *Media) ListStuckSvgPreviews(ctx context.Context, before time.Time, limi
 }
 
 // PublishEvent writes env to the outbox.
-func (m *Media) PublishEvent(ctx context.Context, env events.EventEnvelope) error {
-	tx, err := m.tx()
+func (s *Store) PublishEvent(ctx context.Context, env events.EventEnvelope) error {
+	tx, err := s.tx()
 	if err != nil {
 		return err
 	}
@@ -254,8 +235,8 @@ func (m *Media) PublishEvent(ctx context.Context, env events.EventEnvelope) erro
 }
 
 // EnqueuePreviewJob writes the generation command of a preview to the outbox.
-func (m *Media) EnqueuePreviewJob(ctx context.Context, tenantID, previewID uuid.UUID) error {
-	tx, err := m.tx()
+func (s *Store) EnqueuePreviewJob(ctx context.Context, tenantID, previewID uuid.UUID) error {
+	tx, err := s.tx()
 	if err != nil {
 		return err
 	}

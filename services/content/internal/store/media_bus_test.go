@@ -16,8 +16,9 @@ import (
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/domain"
-	"github.com/videotpl/platform/services/content/internal/mediatest"
 	"github.com/videotpl/platform/services/content/internal/store"
+	"github.com/videotpl/platform/services/content/internal/store/storetest"
+	"github.com/videotpl/platform/services/content/migrations"
 )
 
 // busConfig isolates a test on the broker (or runs in process when amqpURL is empty).
@@ -74,11 +75,11 @@ func (c *calls) wait(t *testing.T, n int) {
 
 func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T) {
 	for _, tc := range []struct{ name, amqpURL string }{
-		{"through RabbitMQ", mediatest.AMQPURL()},
+		{"through RabbitMQ", storetest.AMQPURL()},
 		{"in process (GoChannel)", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
+			pool, _ := pgtest.NewDB(t, migrations.Sets()...)
 			log := slog.New(slog.NewTextHandler(io.Discard, nil))
 			c := &calls{seen: make(chan struct{}, 16)}
 			handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
@@ -93,7 +94,7 @@ func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T)
 			}
 			defer func() { _ = mb.Stop() }()
 			preview := uuid.New()
-			err = store.NewMedia(store.New(pool)).InMediaTx(context.Background(), func(tx domain.MediaStore) error {
+			err = store.New(pool).InTx(context.Background(), func(tx domain.Store) error {
 				return tx.EnqueuePreviewJob(context.Background(), uuid.New(), preview)
 			})
 			if err != nil {
@@ -108,8 +109,8 @@ func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T)
 }
 
 func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
-	pool, _ := pgtest.NewDB(t, mediatest.Migrations()...)
-	cfg := busConfig(t, mediatest.AMQPURL())
+	pool, _ := pgtest.NewDB(t, migrations.Sets()...)
+	cfg := busConfig(t, storetest.AMQPURL())
 	c := &calls{seen: make(chan struct{}, 16)}
 	handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
 		c.record(job)
@@ -121,7 +122,7 @@ func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 	}
 	defer func() { _ = mb.Stop() }()
 	preview := uuid.New()
-	err = store.NewMedia(store.New(pool)).InMediaTx(context.Background(), func(tx domain.MediaStore) error {
+	err = store.New(pool).InTx(context.Background(), func(tx domain.Store) error {
 		return tx.EnqueuePreviewJob(context.Background(), uuid.New(), preview)
 	})
 	if err != nil {

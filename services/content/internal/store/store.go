@@ -34,9 +34,6 @@ func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, db: pool, q: contentdb.New(pool)}
 }
 
-// Pool is the store's pool (for readiness checks and seeding).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
-
 // InTx runs fn in one transaction; inside a transaction it just runs fn.
 func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
 	if s.inTx {

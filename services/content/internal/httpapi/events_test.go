@@ -1,4 +1,4 @@
-package mediatest
+package httpapi_test
 
 import (
 	"testing"
@@ -10,24 +10,24 @@ import (
 	"github.com/videotpl/platform/gen/events"
 )
 
-// GeneratedEvent is a content.svg_preview.generated.v1 delivery, decoded and validated with
+// generatedEvent is a content.svg_preview.generated.v1 delivery, decoded and validated with
 // gen/events.
-type GeneratedEvent struct {
+type generatedEvent struct {
 	Delivery amqp.Delivery
 	Envelope events.EventEnvelope
 	Data     events.ContentSvgPreviewGeneratedV1Payload
 }
 
-// EventQueue is an exclusive queue bound to content.svg_preview.generated.v1 on an events
+// eventQueue is an exclusive queue bound to content.svg_preview.generated.v1 on an events
 // exchange, as another service would bind one.
-type EventQueue struct {
+type eventQueue struct {
 	t          testing.TB
 	deliveries <-chan amqp.Delivery
 }
 
-// ListenGenerated binds a test queue to content.svg_preview.generated.v1 on exchange
+// listenGenerated binds a test queue to content.svg_preview.generated.v1 on exchange
 // (declared durable topic if absent) before anything is published.
-func ListenGenerated(t testing.TB, url, exchange string) *EventQueue {
+func listenGenerated(t testing.TB, url, exchange string) *eventQueue {
 	t.Helper()
 	conn, err := amqp.Dial(url)
 	if err != nil {
@@ -52,12 +52,12 @@ func ListenGenerated(t testing.TB, url, exchange string) *EventQueue {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &EventQueue{t: t, deliveries: d}
+	return &eventQueue{t: t, deliveries: d}
 }
 
-// Next waits (up to a minute) for the event of preview id, skipping other previews' events;
+// next waits (up to a minute) for the event of preview id, skipping other previews' events;
 // an event that does not validate against the schema fails the test.
-func (q *EventQueue) Next(id uuid.UUID) GeneratedEvent {
+func (q *eventQueue) next(id uuid.UUID) generatedEvent {
 	q.t.Helper()
 	deadline := time.After(time.Minute)
 	for {
@@ -72,7 +72,7 @@ func (q *EventQueue) Next(id uuid.UUID) GeneratedEvent {
 				q.t.Fatalf("payload of %s is %T", env.EventType, p)
 			}
 			if data.SvgPreviewID == id {
-				return GeneratedEvent{Delivery: d, Envelope: env, Data: data}
+				return generatedEvent{Delivery: d, Envelope: env, Data: data}
 			}
 		case <-deadline:
 			q.t.Fatalf("no content.svg_preview.generated.v1 for %s within a minute", id)

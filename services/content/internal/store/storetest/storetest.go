@@ -1,8 +1,7 @@
-// Package mediatest holds the test fixtures of the media pipeline: the MinIO server of the
-// test run (S3_TEST_* variables, set by scripts/test.sh), buckets unique to each test, and a
-// component harness that serves the content API with its media pipeline on real PostgreSQL,
-// RabbitMQ and MinIO.
-package mediatest
+// Package storetest holds the fixtures of the servers a test run provides beside PostgreSQL:
+// its MinIO (S3_TEST_* variables, set by scripts/test.sh) with buckets unique to each test, and
+// its RabbitMQ (AMQP_TEST_URL).
+package storetest
 
 import (
 	"context"
@@ -19,6 +18,14 @@ import (
 	"github.com/videotpl/platform/services/content/internal/store"
 )
 
+// AMQPURL is the test run's broker (AMQP_TEST_URL, default the local RabbitMQ).
+func AMQPURL() string {
+	if u := os.Getenv("AMQP_TEST_URL"); u != "" {
+		return u
+	}
+	return "amqp://guest:guest@127.0.0.1:5672/"
+}
+
 // S3Config is the test run's MinIO. Without S3_TEST_ENDPOINT the test fails and says how to
 // start one.
 func S3Config(t testing.TB) store.S3Config {
@@ -34,7 +41,8 @@ func S3Config(t testing.TB) store.S3Config {
 		region = "us-east-1"
 	}
 	return store.S3Config{Endpoint: endpoint, Region: region,
-		AccessKey: os.Getenv("S3_TEST_ACCESS_KEY"), SecretKey: os.Getenv("S3_TEST_SECRET_KEY")}
+		AccessKey: os.Getenv("S3_TEST_ACCESS_KEY"), SecretKey: os.Getenv("S3_TEST_SECRET_KEY"),
+		PartSize: 5 << 20, Concurrency: 2}
 }
 
 // Bucket returns a bucket name unique to this test (prefix-random) and removes the bucket

@@ -1,4 +1,4 @@
-package mediatest_test
+package httpapi_test
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/events"
-	mt "github.com/videotpl/platform/services/content/internal/mediatest"
+	"github.com/videotpl/platform/services/content/internal/store/storetest"
 	"github.com/videotpl/platform/services/content/internal/svgpreview/svgpreviewtest"
 )
 
@@ -49,19 +49,19 @@ func freeAddr(t *testing.T) string {
 
 // startService runs `content serve` on the harness's database, buckets and exchange, and
 // waits until it is ready.
-func startService(t *testing.T, bin string, h *mt.Harness, env ...string) *service {
+func startService(t *testing.T, bin string, ev *env, extraEnv ...string) *service {
 	t.Helper()
 	addr := freeAddr(t)
-	s3 := mt.S3Config(t)
-	cfg := h.Media.Config()
+	s3 := storetest.S3Config(t)
+	cfg := ev.app.Config()
 	cmd := exec.Command(bin, "serve")
 	cmd.Env = append(os.Environ(),
-		"HTTP_ADDR="+addr, "DATABASE_URL="+h.DBURL, "LOG_LEVEL=info",
-		"JWT_HS256_SECRET="+mt.Secret, "JWT_ISSUER="+mt.Issuer, "JWT_AUDIENCE="+mt.Audience,
-		"AMQP_URL="+h.Bus.AMQPURL, "AMQP_EVENTS_EXCHANGE="+h.Bus.EventsExchange, "AMQP_SERVICE_NAME="+h.Bus.Service,
+		"HTTP_ADDR="+addr, "DATABASE_URL="+ev.dbURL, "LOG_LEVEL=info",
+		"JWT_HS256_SECRET="+secret, "JWT_ISSUER="+issuer, "JWT_AUDIENCE="+audience,
+		"AMQP_URL="+ev.bus.AMQPURL, "AMQP_EVENTS_EXCHANGE="+ev.bus.EventsExchange, "AMQP_SERVICE_NAME="+ev.bus.Service,
 		"S3_ENDPOINT="+s3.Endpoint, "S3_REGION="+s3.Region, "S3_ACCESS_KEY="+s3.AccessKey, "S3_SECRET_KEY="+s3.SecretKey,
 		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s")
-	cmd.Env = append(cmd.Env, env...)
+	cmd.Env = append(cmd.Env, extraEnv...)
 	s := &service{t: t, cmd: cmd, base: "http://" + addr, log: &bytes.Buffer{}, done: make(chan error, 1)}
 	var mu sync.Mutex
 	w := writerFunc(func(p []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return s.log.Write(p) })
@@ -134,8 +134,8 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 		t.Skip("builds and runs the content binary")
 	}
 	bin := buildBinary(t)
-	h := mt.Start(t, mt.Options{NoBus: true})
-	q := mt.ListenGenerated(t, h.Bus.AMQPURL, h.Bus.EventsExchange)
+	ev := newEnv(t)
+	q := listenGenerated(t, ev.bus.AMQPURL, ev.bus.EventsExchange)
 
 	// The vision model holds the first request until the test is done with it, so the job is
 	// in progress -- its command delivered and not acknowledged -- when the service is killed.
@@ -159,12 +159,12 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 	t.Cleanup(func() { close(released) }) // before the gateway's Close, which waits for the held request
 	aiEnv := []string{"SVG_AI_BASE_URL=" + model, "SVG_AI_API_KEY=test-key", "SVG_AI_MODEL=vision-test", "SVG_AI_TIMEOUT=5m"}
 
-	first := startService(t, bin, h, aiEnv...)
-	pid := h.Project("svg-restart", false)
-	ct, body := mt.Multipart(append([]mt.Part{mt.File("image", "scene.png", svgpreviewtest.PNG(t)),
-		mt.Field("target_type", "project"), mt.Field("target_id", pid.String())}, keyParts()...)...)
-	r, err := first.client().GenerateSvgPreviewWithBodyWithResponse(mt.Ctx(t), ct, body, h.Admin)
-	mt.Want(t, r, r.Body, err, 202)
+	first := startService(t, bin, ev, aiEnv...)
+	pid := ev.draftProject("svg-restart")
+	ct, body := streamedBody(append([]part{filePart("image", "scene.png", svgpreviewtest.PNG(t)),
+		fieldPart("target_type", "project"), fieldPart("target_id", pid.String())}, keyParts()...)...)
+	r, err := first.client().GenerateSvgPreviewWithBodyWithResponse(ctx(t), ct, body, ev.admin)
+	want(t, r, err, 202)
 	id := r.JSON202.SvgPreviewId
 
 	select {
@@ -175,20 +175,20 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 	if err := first.stop(syscall.SIGKILL); err == nil {
 		t.Fatal("the killed service exited cleanly")
 	}
-	if p := getPreview(t, h, id); p.Status != content.SvgPreviewStatusGenerating {
+	if p := getPreview(t, ev, id); p.Status != content.SvgPreviewStatusGenerating {
 		t.Fatalf("after the kill the preview is %s", p.Status)
 	}
 
 	mu.Lock()
 	answer = true
 	mu.Unlock()
-	second := startService(t, bin, h, aiEnv...)
-	ev := q.Next(id)
-	if ev.Data.Status != events.SvgPreviewStatusReady || !ev.Data.GeneratedByAI {
-		t.Fatalf("event data %+v", ev.Data)
+	second := startService(t, bin, ev, aiEnv...)
+	got := q.next(id)
+	if got.Data.Status != events.SvgPreviewStatusReady || !got.Data.GeneratedByAI {
+		t.Fatalf("event data %+v", got.Data)
 	}
-	g, err := second.client().GetSvgPreviewWithResponse(mt.Ctx(t), id, h.Admin)
-	mt.Want(t, g, g.Body, err, 200)
+	g, err := second.client().GetSvgPreviewWithResponse(ctx(t), id, ev.admin)
+	want(t, g, err, 200)
 	if g.JSON200.Status != content.SvgPreviewStatusReady || g.JSON200.GeneratedByAi == nil || !*g.JSON200.GeneratedByAi {
 		t.Fatalf("preview %+v", g.JSON200)
 	}
