@@ -16,8 +16,8 @@ import (
 
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
+	"github.com/videotpl/platform/services/content/cmd/content/bench"
 	"github.com/videotpl/platform/services/content/internal/app"
-	"github.com/videotpl/platform/services/content/internal/bench"
 	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/store"
 )

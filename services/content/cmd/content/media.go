@@ -19,8 +19,10 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
+	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 	"github.com/videotpl/platform/services/content/internal/store"
-	"github.com/videotpl/platform/services/content/internal/svgpreview"
+	"github.com/videotpl/platform/services/content/internal/store/vision"
 )
 
 // MediaConfig holds the media pipeline's environment variables.
@@ -103,7 +105,7 @@ func newMedia(ctx context.Context, d mediaDeps) (mediaParts, error) {
 
 	var model svgpreview.ZoneSource
 	if c.SvgAIBaseURL != "" && c.SvgAIModel != "" {
-		model = &svgpreview.VisionModel{BaseURL: c.SvgAIBaseURL, APIKey: c.SvgAIAPIKey, Model: c.SvgAIModel, Timeout: c.SvgAITimeout}
+		model = &vision.Model{BaseURL: c.SvgAIBaseURL, APIKey: c.SvgAIAPIKey, Model: c.SvgAIModel, Timeout: c.SvgAITimeout}
 	}
 	media := app.New(store.New(d.Pool), objects, svgpreview.New(svgpreview.Options{}, model, log),
 		app.Config{TemplatesBucket: c.S3BucketTemplates, MediaBucket: c.S3BucketMedia,
@@ -118,7 +120,7 @@ func newMedia(ctx context.Context, d mediaDeps) (mediaParts, error) {
 		}
 		metrics = m
 	}
-	mb, err := store.StartMediaBus(ctx, bus.Config{AMQPURL: d.Common.AMQPURL, Service: c.BusService, EventsExchange: c.BusEventsExchange}, d.Pool,
+	mb, err := busapi.Start(ctx, bus.Config{AMQPURL: d.Common.AMQPURL, Service: c.BusService, EventsExchange: c.BusEventsExchange}, d.Pool,
 		media.HandlePreviewJob, metrics, log)
 	if err != nil {
 		return mediaParts{}, err

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/services/content/internal/domain"
-	"github.com/videotpl/platform/services/content/internal/svgpreview"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 )
 
 // Config is what the use cases need to know of the service's configuration; the binary fills

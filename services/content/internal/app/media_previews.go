@@ -13,7 +13,7 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/domain"
-	"github.com/videotpl/platform/services/content/internal/svgpreview"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 )
 
 // PreviewRequest asks for an SVG preview of an image.

@@ -22,10 +22,11 @@ import (
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/app"
+	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/internal/store/storetest"
-	"github.com/videotpl/platform/services/content/internal/svgpreview"
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
@@ -49,7 +50,7 @@ type env struct {
 	bus   bus.Config
 	log   *slog.Logger
 	// running is the outbox forwarder and preview-job consumer, once started.
-	running *store.MediaBus
+	running *busapi.Bus
 
 	admin  content.RequestEditorFn // JWT with the admin role, of the user's tenant
 	user   content.RequestEditorFn // JWT without roles
@@ -188,7 +189,7 @@ func (ev *env) startBus() {
 	if ev.running != nil {
 		return
 	}
-	mb, err := store.StartMediaBus(context.Background(), ev.bus, ev.pool, ev.app.HandlePreviewJob, nil, ev.log)
+	mb, err := busapi.Start(context.Background(), ev.bus, ev.pool, ev.app.HandlePreviewJob, nil, ev.log)
 	if err != nil {
 		ev.t.Fatal(err)
 	}

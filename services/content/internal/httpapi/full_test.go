@@ -11,7 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
 // queryCounter counts the statements a pool runs.

@@ -18,8 +18,8 @@ import (
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
-	"github.com/videotpl/platform/services/content/internal/svgpreview"
-	"github.com/videotpl/platform/services/content/internal/svgpreview/svgpreviewtest"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview/svgpreviewtest"
+	"github.com/videotpl/platform/services/content/internal/store/vision"
 )
 
 func keyParts() []part {
@@ -284,7 +284,7 @@ func TestTheVisionModelMakesTheZonesAndTheDetectorStandsInWhenItFails(t *testing
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			model := &svgpreview.VisionModel{BaseURL: gateway(t, tc.answer), APIKey: "test-key", Model: "vision-test"}
+			model := &vision.Model{BaseURL: gateway(t, tc.answer), APIKey: "test-key", Model: "vision-test"}
 			ev := newEnv(t, withBus(), withModel(model))
 			q := listenGenerated(t, ev.bus.AMQPURL, ev.bus.EventsExchange)
 			pid := ev.draftProject("svg-ai")

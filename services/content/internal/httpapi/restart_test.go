@@ -14,8 +14,8 @@ import (
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview/svgpreviewtest"
 	"github.com/videotpl/platform/services/content/internal/store/storetest"
-	"github.com/videotpl/platform/services/content/internal/svgpreview/svgpreviewtest"
 )
 
 // service is the real content binary running as its own process.

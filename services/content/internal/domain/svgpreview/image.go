@@ -136,6 +136,12 @@ func shrink(src *raster, maxSide int) *raster {
 	return g
 }
 
+// Downscale flattens img (transparent pixels over white) and box-averages it to at most
+// maxSide pixels on its longer side: the picture a vision model is shown.
+func Downscale(img image.Image, maxSide int) *image.RGBA {
+	return shrink(toRaster(img), maxSide).image()
+}
+
 // image returns r as an image.RGBA.
 func (r *raster) image() *image.RGBA {
 	out := image.NewRGBA(image.Rect(0, 0, r.w, r.h))

@@ -1,4 +1,7 @@
-package store
+// Package busapi is the content service's messaging: the consumer of its queue, which decodes
+// each command and hands it to the application (as httpapi does for HTTP requests), and the
+// forwarder that moves the outbox to the broker.
+package busapi
 
 import (
 	"context"
@@ -20,10 +23,10 @@ import (
 // (the inbox key). A returned error is retried with backoff, then dead-lettered.
 type PreviewJobHandler func(ctx context.Context, jobID uuid.UUID, job domain.PreviewJobData) error
 
-// MediaBus is the running messaging of the media pipeline: the outbox forwarder (events and
-// preview commands to the broker) and the consumer of the service's queue
-// <service>.events, bound to the preview command.
-type MediaBus struct {
+// Bus is the running messaging of the service: the outbox forwarder (events and preview
+// commands to the broker) and the consumer of the service's queue <service>.events, bound to
+// the preview command.
+type Bus struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	closers []func() error
@@ -31,13 +34,13 @@ type MediaBus struct {
 	errs    []error
 }
 
-// StartMediaBus starts the forwarder and the consumer and returns once the consumer is
-// subscribed. With cfg.AMQPURL empty everything runs in process on a watermill GoChannel
-// (development without a broker: nothing survives a restart but the outbox rows).
-func StartMediaBus(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, handle PreviewJobHandler, metrics bus.Metrics, log *slog.Logger) (*MediaBus, error) {
+// Start starts the forwarder and the consumer and returns once the consumer is subscribed.
+// With cfg.AMQPURL empty everything runs in process on a watermill GoChannel (development
+// without a broker: nothing survives a restart but the outbox rows).
+func Start(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, handle PreviewJobHandler, metrics bus.Metrics, log *slog.Logger) (*Bus, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	b := &MediaBus{cancel: cancel}
-	fail := func(err error) (*MediaBus, error) {
+	b := &Bus{cancel: cancel}
+	fail := func(err error) (*Bus, error) {
 		_ = b.Stop()
 		return nil, err
 	}
@@ -52,24 +55,24 @@ func StartMediaBus(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, hand
 	} else {
 		p, err := bus.NewAMQPPublisher(cfg, log)
 		if err != nil {
-			return fail(fmt.Errorf("media bus: publisher: %w", err))
+			return fail(fmt.Errorf("bus: publisher: %w", err))
 		}
 		b.closers = append(b.closers, p.Close)
 		d, err := bus.NewDeadLetterPublisher(cfg, log)
 		if err != nil {
-			return fail(fmt.Errorf("media bus: dead letters: %w", err))
+			return fail(fmt.Errorf("bus: dead letters: %w", err))
 		}
 		b.closers = append(b.closers, d.Close)
 		s, err := bus.NewSubscriber(cfg, log, domain.PreviewJob)
 		if err != nil {
-			return fail(fmt.Errorf("media bus: subscriber: %w", err))
+			return fail(fmt.Errorf("bus: subscriber: %w", err))
 		}
 		b.closers = append(b.closers, s.Close)
 		pub, deadLetters, sub = p, d, s
 	}
 	router, err := bus.NewRouter(cfg, deadLetters, metrics, log)
 	if err != nil {
-		return fail(fmt.Errorf("media bus: router: %w", err))
+		return fail(fmt.Errorf("bus: router: %w", err))
 	}
 	bus.Consume(router, "content-svg-preview-jobs", sub, bus.Handlers{
 		domain.PreviewJob: func(ctx context.Context, env bus.Envelope) error {
@@ -92,7 +95,7 @@ func StartMediaBus(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, hand
 	return b, nil
 }
 
-func (b *MediaBus) run(fn func() error) {
+func (b *Bus) run(fn func() error) {
 	b.wg.Add(1)
 	go func() {
 		defer b.wg.Done()
@@ -106,7 +109,7 @@ func (b *MediaBus) run(fn func() error) {
 
 // Stop ends the consumer (a message being handled is finished or, when cut, redelivered)
 // and the forwarder, then closes the connections.
-func (b *MediaBus) Stop() error {
+func (b *Bus) Stop() error {
 	b.cancel()
 	b.wg.Wait()
 	for i := len(b.closers) - 1; i >= 0; i-- {

@@ -1,4 +1,6 @@
-package svgpreview
+// Package vision is the client of an external vision model (an OpenAI-compatible
+// chat-completions endpoint) that proposes the colour zones of an SVG preview.
+package vision
 
 import (
 	"bytes"
@@ -13,13 +15,15 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 )
 
-// VisionModel asks an external vision model, through an OpenAI-compatible chat-completions
+// Model asks an external vision model, through an OpenAI-compatible chat-completions
 // endpoint, where each colour element is: the image goes as a PNG data URL (shrunk to at most
 // MaxSide pixels) and the answer is a JSON object {"zones": [{"element_key", "color", "bbox"}]}
 // with boxes in the pixels of the image sent, scaled back here to the source.
-type VisionModel struct {
+type Model struct {
 	// BaseURL of the gateway; the request goes to BaseURL + "/v1/chat/completions" (a
 	// trailing "/v1" in BaseURL is not repeated).
 	BaseURL string
@@ -27,7 +31,7 @@ type VisionModel struct {
 	Model   string
 	// Client defaults to an http.Client with Timeout.
 	Client *http.Client
-	// Timeout bounds one request (default 60s).
+	// Timeout bounds one request (none when zero).
 	Timeout time.Duration
 	// MaxSide is the longer side of the image sent (default 1024).
 	MaxSide int
@@ -83,22 +87,23 @@ type modelAnswer struct {
 	} `json:"zones"`
 }
 
-// DetectZones implements ZoneSource.
-func (m *VisionModel) DetectZones(ctx context.Context, img image.Image, keys []ColorKey) ([]Zone, error) {
-	timeout := m.Timeout
-	if timeout <= 0 {
-		timeout = 60 * time.Second
+var _ svgpreview.ZoneSource = (*Model)(nil)
+
+// DetectZones implements svgpreview.ZoneSource.
+func (m *Model) DetectZones(ctx context.Context, img image.Image, keys []svgpreview.ColorKey) ([]svgpreview.Zone, error) {
+	if m.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, m.Timeout)
+		defer cancel()
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
 	maxSide := m.MaxSide
 	if maxSide <= 0 {
 		maxSide = 1024
 	}
-	src := toRaster(img)
-	sent := shrink(src, maxSide)
+	sent := svgpreview.Downscale(img, maxSide)
+	sentW, sentH := sent.Rect.Dx(), sent.Rect.Dy()
 	var pngBuf bytes.Buffer
-	if err := png.Encode(&pngBuf, sent.image()); err != nil {
+	if err := png.Encode(&pngBuf, sent); err != nil {
 		return nil, err
 	}
 	list, err := json.Marshal(keys)
@@ -112,7 +117,7 @@ func (m *VisionModel) DetectZones(ctx context.Context, img image.Image, keys []C
 		Messages: []chatMessage{
 			{Role: "system", Content: visionInstructions},
 			{Role: "user", Content: []contentPart{
-				{Type: "text", Text: fmt.Sprintf("The image is %dx%d pixels. Elements: %s", sent.w, sent.h, list)},
+				{Type: "text", Text: fmt.Sprintf("The image is %dx%d pixels. Elements: %s", sentW, sentH, list)},
 				{Type: "image_url", ImageURL: &imageURL{URL: "data:image/png;base64," + base64.StdEncoding.EncodeToString(pngBuf.Bytes())}},
 			}},
 		},
@@ -130,7 +135,7 @@ func (m *VisionModel) DetectZones(ctx context.Context, img image.Image, keys []C
 	}
 	client := m.Client
 	if client == nil {
-		client = &http.Client{Timeout: timeout}
+		client = &http.Client{Timeout: m.Timeout}
 	}
 	resp, err := client.Do(req)
 	if err != nil {
@@ -155,19 +160,20 @@ func (m *VisionModel) DetectZones(ctx context.Context, img image.Image, keys []C
 	if err := json.Unmarshal([]byte(stripFence(cr.Choices[0].Message.Content)), &ans); err != nil {
 		return nil, fmt.Errorf("vision model: the answer is not the requested JSON: %w", err)
 	}
-	sx, sy := float64(src.w)/float64(sent.w), float64(src.h)/float64(sent.h)
-	out := make([]Zone, 0, len(ans.Zones))
+	src := img.Bounds()
+	sx, sy := float64(src.Dx())/float64(sentW), float64(src.Dy())/float64(sentH)
+	out := make([]svgpreview.Zone, 0, len(ans.Zones))
 	for _, z := range ans.Zones {
 		if len(z.BBox) != 4 {
 			return nil, fmt.Errorf("vision model: zone %q: bbox has %d numbers, want 4", z.ElementKey, len(z.BBox))
 		}
-		out = append(out, Zone{ElementKey: z.ElementKey, Color: z.Color,
+		out = append(out, svgpreview.Zone{ElementKey: z.ElementKey, Color: z.Color,
 			BBox: [4]float64{z.BBox[0] * sx, z.BBox[1] * sy, z.BBox[2] * sx, z.BBox[3] * sy}})
 	}
 	return out, nil
 }
 
-func (m *VisionModel) endpoint() string {
+func (m *Model) endpoint() string {
 	base := strings.TrimRight(m.BaseURL, "/")
 	base = strings.TrimSuffix(base, "/v1")
 	return base + "/v1/chat/completions"

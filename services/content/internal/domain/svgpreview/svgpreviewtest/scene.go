@@ -1,5 +1,6 @@
-// Package svgpreviewtest draws the known test picture of the SVG preview tests: three
-// coloured rectangles on a light background, with the colours a client would send for them.
+// Package svgpreviewtest draws the pictures of the SVG preview tests: the known scene of three
+// coloured rectangles on a light background, with the colours a client would send for them,
+// and a small picture of two flat halves.
 package svgpreviewtest
 
 import (
@@ -7,6 +8,7 @@ import (
 	"image"
 	"image/color"
 	"image/png"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -59,6 +61,28 @@ func PNG(t testing.TB) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := png.Encode(&buf, Image()); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Halves is a small picture (160x120) of two flat halves, #f080e0 and #2080e0, as PNG bytes,
+// for tests that need any image quickly; noisy fills it with random colours instead.
+func Halves(t testing.TB, noisy bool) []byte {
+	t.Helper()
+	img := image.NewRGBA(image.Rect(0, 0, 160, 120))
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 0x20, 0x80, 0xe0, 0xff
+		if (i/4)%160 < 80 {
+			img.Pix[i] = 0xf0
+		}
+		if noisy {
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2] = uint8(rnd.IntN(256)), uint8(rnd.IntN(256)), uint8(rnd.IntN(256))
+		}
+	}
+	var buf bytes.Buffer
+	if err := png.Encode(&buf, img); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

@@ -1,4 +1,4 @@
-package svgpreview
+package vision_test
 
 import (
 	"bytes"
@@ -16,7 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/videotpl/platform/services/content/internal/svgpreview/svgpreviewtest"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview/svgpreviewtest"
+	"github.com/videotpl/platform/services/content/internal/store/vision"
 )
 
 // fakeGateway speaks the chat-completions protocol; answer decides the reply to each request.
@@ -59,9 +61,9 @@ func TestTheVisionModelProducesTheZonesWhenItAnswersWell(t *testing.T) {
 	gw := &fakeGateway{answer: completion(goodAnswer)}
 	srv := httptest.NewServer(gw)
 	defer srv.Close()
-	model := &VisionModel{BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "vision-small", MaxSide: 300}
+	model := &vision.Model{BaseURL: srv.URL + "/v1", APIKey: "sk-test", Model: "vision-small", MaxSide: 300}
 
-	p, err := New(Options{}, model, slog.New(slog.DiscardHandler)).Generate(context.Background(), ScenePNG(t), sceneKeys())
+	p, err := svgpreview.New(svgpreview.Options{}, model, slog.New(slog.DiscardHandler)).Generate(context.Background(), svgpreviewtest.PNG(t), sceneKeys())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,6 +124,16 @@ func decodeDataURL(s string) (image.Image, error) {
 	return png.Decode(bytes.NewReader(b))
 }
 
+func sceneKeys() []svgpreview.ColorKey {
+	var keys []svgpreview.ColorKey
+	for _, r := range svgpreviewtest.Rects() {
+		keys = append(keys, svgpreview.ColorKey{ElementKey: r.Key, CurrentColor: r.Given})
+	}
+	return keys
+}
+
+var halvesKeys = []svgpreview.ColorKey{{ElementKey: "left", CurrentColor: "#f080e0"}, {ElementKey: "right", CurrentColor: "#2080e0"}}
+
 // halvesAnswer is a good answer for the picture of two halves.
 const halvesAnswer = `{"zones": [{"element_key": "left", "color": "#f080e0", "bbox": [0, 0, 80, 120]},
   {"element_key": "right", "color": "#2080e0", "bbox": [80, 0, 80, 120]}]}`
@@ -144,14 +156,14 @@ func TestTheBuiltInDetectorAnswersWhenTheVisionModelFails(t *testing.T) {
 	}
 	// Any failure must give exactly the built-in detector's preview (a small picture keeps the
 	// eight cases quick).
-	builtIn, err := New(Options{}, nil, nil).Generate(context.Background(), halves(t, false), halvesKeys)
+	builtIn, err := svgpreview.New(svgpreview.Options{}, nil, nil).Generate(context.Background(), svgpreviewtest.Halves(t, false), halvesKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Run("control: the same picture with a good answer is the model's", func(t *testing.T) {
 		srv := httptest.NewServer(&fakeGateway{answer: completion(halvesAnswer)})
 		defer srv.Close()
-		p, err := New(Options{}, &VisionModel{BaseURL: srv.URL, Model: "m"}, nil).Generate(context.Background(), halves(t, false), halvesKeys)
+		p, err := svgpreview.New(svgpreview.Options{}, &vision.Model{BaseURL: srv.URL, Model: "m"}, nil).Generate(context.Background(), svgpreviewtest.Halves(t, false), halvesKeys)
 		if err != nil || !p.GeneratedByAI {
 			t.Fatalf("generated_by_ai %v (%v)", p != nil && p.GeneratedByAI, err)
 		}
@@ -160,8 +172,8 @@ func TestTheBuiltInDetectorAnswersWhenTheVisionModelFails(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := httptest.NewServer(&fakeGateway{answer: tc.answer})
 			defer srv.Close()
-			model := &VisionModel{BaseURL: srv.URL, APIKey: "k", Model: "m", MaxSide: 300, Timeout: 300 * time.Millisecond}
-			p, err := New(Options{}, model, slog.New(slog.DiscardHandler)).Generate(context.Background(), halves(t, false), halvesKeys)
+			model := &vision.Model{BaseURL: srv.URL, APIKey: "k", Model: "m", MaxSide: 300, Timeout: 300 * time.Millisecond}
+			p, err := svgpreview.New(svgpreview.Options{}, model, slog.New(slog.DiscardHandler)).Generate(context.Background(), svgpreviewtest.Halves(t, false), halvesKeys)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 	"github.com/videotpl/platform/services/content/migrations"
 )
 

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/videotpl/platform/services/content/internal/svgpreview/svgpreviewtest"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview/svgpreviewtest"
 )
 
 // ScenePNG is the known test picture as PNG bytes.
@@ -168,36 +168,15 @@ func TestTheSameImageGivesTheSamePreview(t *testing.T) {
 	}
 }
 
-// halves is a small picture of two flat halves, for tests that need any image quickly; noisy
-// fills it with random colours instead.
-func halves(t testing.TB, noisy bool) []byte {
-	img := image.NewRGBA(image.Rect(0, 0, 160, 120))
-	rnd := rand.New(rand.NewPCG(1, 2))
-	for i := 0; i < len(img.Pix); i += 4 {
-		img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = 0x20, 0x80, 0xe0, 0xff
-		if (i/4)%160 < 80 {
-			img.Pix[i] = 0xf0
-		}
-		if noisy {
-			img.Pix[i], img.Pix[i+1], img.Pix[i+2] = uint8(rnd.IntN(256)), uint8(rnd.IntN(256)), uint8(rnd.IntN(256))
-		}
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 var halvesKeys = []ColorKey{{"left", "#f080e0"}, {"right", "#2080e0"}}
 
 func TestQualityFallsWhenFlatZonesCannotReproduceTheImage(t *testing.T) {
 	g := New(Options{}, nil, nil)
-	a, err := g.Generate(context.Background(), halves(t, false), halvesKeys)
+	a, err := g.Generate(context.Background(), svgpreviewtest.Halves(t, false), halvesKeys)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := g.Generate(context.Background(), halves(t, true), halvesKeys)
+	b, err := g.Generate(context.Background(), svgpreviewtest.Halves(t, true), halvesKeys)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package store_test
+package busapi_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/services/content/internal/busapi"
 	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/internal/store/storetest"
@@ -88,7 +89,7 @@ func TestAPreviewJobWrittenToTheOutboxReachesItsHandlerWithRetries(t *testing.T)
 				}
 				return nil
 			}
-			mb, err := store.StartMediaBus(context.Background(), busConfig(t, tc.amqpURL), pool, handler, nil, log)
+			mb, err := busapi.Start(context.Background(), busConfig(t, tc.amqpURL), pool, handler, nil, log)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -116,7 +117,7 @@ func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 		c.record(job)
 		return errors.New("always failing")
 	}
-	mb, err := store.StartMediaBus(context.Background(), cfg, pool, handler, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	mb, err := busapi.Start(context.Background(), cfg, pool, handler, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
