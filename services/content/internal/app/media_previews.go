@@ -10,7 +10,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
@@ -233,27 +232,7 @@ func (a *App) finish(ctx context.Context, tx domain.Store, p domain.SvgPreview, 
 	if err != nil || !moved {
 		return err
 	}
-	env, err := events.NewEvent(p.TenantID, generatedEvent(p, out, reason))
-	if err != nil {
-		return err
-	}
-	return tx.PublishEvent(ctx, env)
-}
-
-func generatedEvent(p domain.SvgPreview, out *domain.PreviewOutput, reason string) events.ContentSvgPreviewGeneratedV1Payload {
-	src := p.SourceImageURL
-	e := events.ContentSvgPreviewGeneratedV1Payload{
-		SvgPreviewID: p.ID, TargetType: events.SvgPreviewTargetType(p.TargetType), TargetID: p.TargetID,
-		ProjectID: p.ProjectID, SceneID: p.SceneID, SourceImageURL: &src,
-	}
-	if out == nil {
-		e.Status, e.Error = events.SvgPreviewStatusFailed, &reason
-		return e
-	}
-	e.Status = events.SvgPreviewStatusReady
-	e.SvgURL, e.ThumbnailURL = &out.SvgURL, &out.ThumbnailURL
-	e.QualityScore, e.GeneratedByAI, e.ColorZoneCount = &out.QualityScore, out.GeneratedByAI, len(out.Zones)
-	return e
+	return tx.PublishPreviewGenerated(ctx, domain.PreviewGenerated{Preview: p, Output: out, Reason: reason})
 }
 
 // SweepStuckPreviews fails the previews still Generating PreviewTimeout after they were

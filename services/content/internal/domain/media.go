@@ -7,7 +7,6 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 )
 
@@ -115,6 +114,15 @@ type PreviewOutput struct {
 	Zones         []ColorZone
 }
 
+// PreviewGenerated is the event of a preview that finished: Ready with its output, or Failed
+// with the reason. It is published as content.svg_preview.generated.v1.
+type PreviewGenerated struct {
+	Preview SvgPreview
+	// Output is set when the preview is Ready; Reason says why it Failed otherwise.
+	Output *PreviewOutput
+	Reason string
+}
+
 // PreviewJob is the name (routing key) of the command that generates a preview. It travels
 // like an event, through the outbox to the events exchange, and the content service's own
 // queue is bound to it; its data is PreviewJobData.
@@ -165,8 +173,9 @@ type MediaStore interface {
 	FinishSvgPreview(ctx context.Context, id uuid.UUID, out *PreviewOutput, reason string, at time.Time) (bool, error)
 	ListStuckSvgPreviews(ctx context.Context, before time.Time, limit int) ([]SvgPreview, error)
 
-	// PublishEvent writes an event to the outbox (in the transaction of InTx).
-	PublishEvent(ctx context.Context, env events.EventEnvelope) error
+	// PublishPreviewGenerated writes the event of a finished preview to the outbox (in the
+	// transaction of InTx).
+	PublishPreviewGenerated(ctx context.Context, e PreviewGenerated) error
 	// EnqueuePreviewJob writes the generation command of a preview to the outbox (in the
 	// transaction of InTx); the service's own queue receives it.
 	EnqueuePreviewJob(ctx context.Context, tenantID, previewID uuid.UUID) error

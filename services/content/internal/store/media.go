@@ -219,9 +219,13 @@ func (s *Store) ListStuckSvgPreviews(ctx context.Context, before time.Time, limi
 	return out, nil
 }
 
-// PublishEvent writes env to the outbox.
-func (s *Store) PublishEvent(ctx context.Context, env events.EventEnvelope) error {
+// PublishPreviewGenerated writes the preview's content.svg_preview.generated.v1 to the outbox.
+func (s *Store) PublishPreviewGenerated(ctx context.Context, g domain.PreviewGenerated) error {
 	tx, err := s.tx()
+	if err != nil {
+		return err
+	}
+	env, err := events.NewEvent(g.Preview.TenantID, generatedEvent(g))
 	if err != nil {
 		return err
 	}
@@ -232,6 +236,25 @@ func (s *Store) PublishEvent(ctx context.Context, env events.EventEnvelope) erro
 		e.Producer = string(*env.Producer)
 	}
 	return bus.PublishEventsInTx(ctx, tx, e)
+}
+
+// generatedEvent is the payload of content.svg_preview.generated.v1 for g.
+func generatedEvent(g domain.PreviewGenerated) events.ContentSvgPreviewGeneratedV1Payload {
+	p, out := g.Preview, g.Output
+	src := p.SourceImageURL
+	e := events.ContentSvgPreviewGeneratedV1Payload{
+		SvgPreviewID: p.ID, TargetType: events.SvgPreviewTargetType(p.TargetType), TargetID: p.TargetID,
+		ProjectID: p.ProjectID, SceneID: p.SceneID, SourceImageURL: &src,
+	}
+	if out == nil {
+		reason := g.Reason
+		e.Status, e.Error = events.SvgPreviewStatusFailed, &reason
+		return e
+	}
+	e.Status = events.SvgPreviewStatusReady
+	e.SvgURL, e.ThumbnailURL = &out.SvgURL, &out.ThumbnailURL
+	e.QualityScore, e.GeneratedByAI, e.ColorZoneCount = &out.QualityScore, out.GeneratedByAI, len(out.Zones)
+	return e
 }
 
 // EnqueuePreviewJob writes the generation command of a preview to the outbox.
