@@ -16,6 +16,14 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
+func value[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 // BasePath is the version prefix every operation is served under.
 const BasePath = "/v1"
 
