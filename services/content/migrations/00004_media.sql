@@ -1,6 +1,6 @@
 -- +goose Up
--- The media pipeline: AEP files in object storage (single-request and S3 multipart uploads),
--- font files (columns of fonts, from 00002) and SVG colour previews.
+-- Media in object storage: the projects' AEP files (single-request and S3 multipart uploads),
+-- font files (columns of fonts) and SVG colour previews.
 
 -- The object key of the project's AEP file, so a replaced file can be removed.
 ALTER TABLE projects ADD COLUMN IF NOT EXISTS aep_file_key text;
