@@ -49,21 +49,11 @@ type App struct {
 	now      func() time.Time
 }
 
-// Option changes how an App is built.
-type Option func(*App)
-
-// WithClock makes the App read time from now (tests).
-func WithClock(now func() time.Time) Option { return func(a *App) { a.now = now } }
-
 // New returns an App on its store, its object storage and its preview generator.
-func New(store domain.Store, objects domain.ObjectStore, previews *svgpreview.Generator, cfg Config, log *slog.Logger, opts ...Option) *App {
+func New(store domain.Store, objects domain.ObjectStore, previews *svgpreview.Generator, cfg Config, log *slog.Logger) *App {
 	cfg.AepChunkSize = max(domain.MinPartSize, min(domain.MaxPartSize, cfg.AepChunkSize))
-	a := &App{store: store, objects: objects, previews: previews, cfg: cfg, log: log,
+	return &App{store: store, objects: objects, previews: previews, cfg: cfg, log: log,
 		now: func() time.Time { return time.Now().UTC() }}
-	for _, o := range opts {
-		o(a)
-	}
-	return a
 }
 
 // Config is the configuration the App runs with (the part size kept within the S3 rules).

@@ -5,23 +5,17 @@ package busapi
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
 
 	"github.com/ThreeDotsLabs/watermill/message"
-	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
-
-// PreviewJobHandler runs one preview generation command; jobID is the command's event id
-// (the inbox key). A returned error is retried with backoff, then dead-lettered.
-type PreviewJobHandler func(ctx context.Context, jobID uuid.UUID, job domain.PreviewJobData) error
 
 // Bus is the running messaging of the service: the outbox forwarder (events and preview
 // commands to the broker) and the consumer of the service's queue <service>.events, bound to
@@ -74,15 +68,7 @@ func Start(ctx context.Context, cfg bus.Config, pool *pgxpool.Pool, handle Previ
 	if err != nil {
 		return fail(fmt.Errorf("bus: router: %w", err))
 	}
-	bus.Consume(router, "content-svg-preview-jobs", sub, bus.Handlers{
-		domain.PreviewJob: func(ctx context.Context, env bus.Envelope) error {
-			var job domain.PreviewJobData
-			if err := json.Unmarshal(env.Data, &job); err != nil || job.SvgPreviewID == uuid.Nil {
-				return bus.Permanent(fmt.Errorf("%s: data is not {svg_preview_id}: %s", domain.PreviewJob, env.Data))
-			}
-			return handle(ctx, env.EventID, job)
-		},
-	})
+	bus.Consume(router, "content-svg-preview-jobs", sub, previewJobs(handle))
 	b.run(func() error { return router.Run(ctx) })
 	select {
 	case <-router.Running():

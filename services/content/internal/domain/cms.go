@@ -66,12 +66,9 @@ type HomeEvent struct {
 	Sort            int
 }
 
-// Comment statuses: a new comment waits for moderation (outside this API).
-const (
-	CommentPending  = "pending"
-	CommentApproved = "approved"
-	CommentRejected = "rejected"
-)
+// CommentPending is the status of a new comment: it waits for moderation (outside this API),
+// which approves or rejects it.
+const CommentPending = "pending"
 
 // Comment is a user's comment on a blog or a template.
 type Comment struct {

@@ -7,9 +7,6 @@ import (
 	"github.com/google/uuid"
 )
 
-// PlatformTenant holds the platform's default website settings; a tenant's own key wins.
-var PlatformTenant = uuid.Nil
-
 // Settings are website settings by key (values are any JSON).
 type Settings map[string]json.RawMessage
 

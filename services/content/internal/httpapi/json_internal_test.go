@@ -126,3 +126,21 @@ func TestTemplatePageJSONMatchesTheGeneratedTypes(t *testing.T) {
 		}
 	}
 }
+
+// appendProjectFull encodes the aggregate into b.
+func appendProjectFull(b []byte, f domain.ProjectFull) []byte {
+	w := &jw{b: b}
+	writeProjectFull(w, f)
+	return w.b
+}
+
+func characterControllerOut(c domain.CharacterController) content.CharacterController {
+	return content.CharacterController{Id: c.ID, Name: c.Name, Key: c.Key, Sort: c.Sort, Options: c.Options}
+}
+
+func characterPresetOut(c domain.CharacterPreset) content.CharacterPreset {
+	return content.CharacterPreset{Id: c.ID, Key: c.Key, Name: c.Name, Icon: c.Icon, Sort: c.Sort,
+		Controllers: mapAll(c.Controllers, func(v domain.CharacterPresetValue) content.CharacterPresetController {
+			return content.CharacterPresetController{Name: v.Name, Key: v.Key, Value: v.Value}
+		})}
+}

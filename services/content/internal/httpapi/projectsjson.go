@@ -29,13 +29,6 @@ func (r projectFullJSON) VisitGetProjectFullResponse(w http.ResponseWriter) erro
 	return out.err
 }
 
-// appendProjectFull encodes the aggregate into b (tests).
-func appendProjectFull(b []byte, f domain.ProjectFull) []byte {
-	w := &jw{b: b}
-	writeProjectFull(w, f)
-	return w.b
-}
-
 func writeProjectFull(w *jw, f domain.ProjectFull) {
 	w.open('{')
 	w.key("project", true)

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -36,8 +35,6 @@ type S3Config struct {
 	// in flight, a streamed upload holds about (Concurrency+1) * PartSize.
 	PartSize    int64
 	Concurrency int
-	// HTTPClient is optional (tests).
-	HTTPClient *http.Client
 }
 
 // S3 is the object storage through aws-sdk-go-v2 (path-style addressing, so any
@@ -64,9 +61,6 @@ func NewS3(cfg S3Config) (*S3, error) {
 		// differ in their support for the newer algorithms.
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	}
-	if cfg.HTTPClient != nil {
-		awsCfg.HTTPClient = cfg.HTTPClient
 	}
 	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		o.UsePathStyle = true

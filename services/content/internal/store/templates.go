@@ -56,14 +56,14 @@ var templateOrders = map[domain.TemplateSort]string{
 	domain.SortAZ:      "name, id",
 }
 
-// TemplateSearchSQL composes the catalog search for q: only the filters q carries appear, so
+// templateSearchSQL composes the catalog search for q: only the filters q carries appear, so
 // each combination is its own prepared statement with a plan for exactly those filters (a
 // catch-all "($1 IS NULL OR ...)" statement would get one generic plan for all of them). One
 // statement returns the page and the exact total: the page and the count are planned apart
 // (the count must see every match; the page may stop at its limit), and the aspects are read
 // for the page's rows only. It is exported so that the benchmark runs the very same SQL
 // through pgbench.
-func TemplateSearchSQL(q domain.TemplateQuery) (string, []any) {
+func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 	var (
 		where strings.Builder
 		args  []any
@@ -123,7 +123,7 @@ ORDER BY ` + order, args
 
 // ListTemplates runs the catalog search.
 func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) ([]domain.TemplateCard, int, error) {
-	sql, args := TemplateSearchSQL(q)
+	sql, args := templateSearchSQL(q)
 	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, 0, err

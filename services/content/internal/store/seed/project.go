@@ -31,9 +31,6 @@ type ProjectShape struct {
 	Extras bool
 }
 
-// Elements is the number of elements per scene (contents and colours).
-func (s ProjectShape) Elements() int { return s.ContentsPerScene + s.ColorsPerScene }
-
 // ids makes UUIDv7s in bulk without an error per call.
 type ids struct{ rng *rand.Rand }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/pkg/bus"
@@ -131,6 +132,50 @@ func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 	}
 	c.wait(t, 3) // the first attempt and MaxRetries (2)
 
+	d := nextDeadLetter(t, cfg)
+	if d.Headers[bus.MetaEventType] != domain.PreviewJob || !strings.Contains(string(d.Body), preview.String()) ||
+		!strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "always failing") {
+		t.Fatalf("dead letter %v %s", d.Headers, d.Body)
+	}
+}
+
+func TestACommandWhoseDataIsNoPreviewIsDeadLetteredWithoutReachingTheHandler(t *testing.T) {
+	pool, _ := pgtest.NewDB(t, migrations.Sets()...)
+	cfg := busConfig(t, storetest.AMQPURL())
+	c := &calls{seen: make(chan struct{}, 16)}
+	handler := func(_ context.Context, _ uuid.UUID, job domain.PreviewJobData) error {
+		c.record(job)
+		return nil
+	}
+	mb, err := busapi.Start(context.Background(), cfg, pool, handler, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = mb.Stop() }()
+	err = pgx.BeginFunc(context.Background(), pool, func(tx pgx.Tx) error {
+		env, err := bus.NewEnvelope(domain.PreviewJob, uuid.New(), map[string]string{"preview": "not an id"})
+		if err != nil {
+			return err
+		}
+		return bus.PublishEventsInTx(context.Background(), tx, env)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := nextDeadLetter(t, cfg)
+	if !strings.Contains(string(d.Body), "not an id") || !strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "svg_preview_id") {
+		t.Fatalf("dead letter %v %s", d.Headers, d.Body)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.jobs) != 0 {
+		t.Fatalf("the handler ran for %v", c.jobs)
+	}
+}
+
+// nextDeadLetter waits (up to 30 s) for a message in the service's dead-letter queue.
+func nextDeadLetter(t *testing.T, cfg bus.Config) amqp.Delivery {
+	t.Helper()
 	conn, err := amqp.Dial(cfg.AMQPURL)
 	if err != nil {
 		t.Fatal(err)
@@ -147,11 +192,7 @@ func TestAPreviewJobThatKeepsFailingIsDeadLettered(t *testing.T) {
 			t.Fatal(err)
 		}
 		if ok {
-			if d.Headers[bus.MetaEventType] != domain.PreviewJob || !strings.Contains(string(d.Body), preview.String()) ||
-				!strings.Contains(d.Headers[bus.MetaDeadLetterReason].(string), "always failing") {
-				t.Fatalf("dead letter %v %s", d.Headers, d.Body)
-			}
-			return
+			return d
 		}
 		if time.Now().After(deadline) {
 			t.Fatal("no dead letter")
