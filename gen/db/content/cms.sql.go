@@ -7,11 +7,21 @@ package contentdb
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 )
+
+const blogExists = `-- name: BlogExists :one
+SELECT EXISTS (SELECT 1 FROM blogs WHERE id = $1)
+`
+
+func (q *Queries) BlogExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, blogExists, id)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
+}
 
 const getBlogBySlug = `-- name: GetBlogBySlug :one
 SELECT id, slug, kind, title, short_description, content, image, cover, author_display_name,
@@ -52,6 +62,57 @@ func (q *Queries) GetBlogBySlug(ctx context.Context, slug string) (GetBlogBySlug
 	return i, err
 }
 
+const getCommentTarget = `-- name: GetCommentTarget :one
+SELECT blog_id, container_id FROM comments WHERE id = $1
+`
+
+type GetCommentTargetRow struct {
+	BlogID      *uuid.UUID
+	ContainerID *uuid.UUID
+}
+
+func (q *Queries) GetCommentTarget(ctx context.Context, id uuid.UUID) (GetCommentTargetRow, error) {
+	row := q.db.QueryRow(ctx, getCommentTarget, id)
+	var i GetCommentTargetRow
+	err := row.Scan(&i.BlogID, &i.ContainerID)
+	return i, err
+}
+
+const insertComment = `-- name: InsertComment :exec
+INSERT INTO comments (id, user_id, tenant_id, content, rate, blog_id, container_id,
+                      parent_comment_id, status, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+`
+
+type InsertCommentParams struct {
+	ID              uuid.UUID
+	UserID          uuid.UUID
+	TenantID        *uuid.UUID
+	Content         string
+	Rate            *float64
+	BlogID          *uuid.UUID
+	ContainerID     *uuid.UUID
+	ParentCommentID *uuid.UUID
+	Status          string
+	CreatedAt       time.Time
+}
+
+func (q *Queries) InsertComment(ctx context.Context, arg InsertCommentParams) error {
+	_, err := q.db.Exec(ctx, insertComment,
+		arg.ID,
+		arg.UserID,
+		arg.TenantID,
+		arg.Content,
+		arg.Rate,
+		arg.BlogID,
+		arg.ContainerID,
+		arg.ParentCommentID,
+		arg.Status,
+		arg.CreatedAt,
+	)
+	return err
+}
+
 const listBlogs = `-- name: ListBlogs :many
 
 SELECT id, slug, kind, title, short_description, content, image, cover, author_display_name,
@@ -86,7 +147,7 @@ type ListBlogsRow struct {
 	Total             int32
 }
 
-// CMS: blogs, slides, home events and website settings.
+// CMS: blogs, comments, slides and home events.
 func (q *Queries) ListBlogs(ctx context.Context, arg ListBlogsParams) ([]ListBlogsRow, error) {
 	rows, err := q.db.Query(ctx, listBlogs,
 		arg.Q,
@@ -153,45 +214,6 @@ func (q *Queries) ListHomeEvents(ctx context.Context) ([]HomeEvent, error) {
 			&i.TextColor,
 			&i.Sort,
 		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
-const listPublicSettings = `-- name: ListPublicSettings :many
-SELECT r.key, r.value
-FROM (
-    SELECT DISTINCT ON (key) key, value, is_public
-    FROM website_settings
-    WHERE tenant_id = $1 OR tenant_id = '00000000-0000-0000-0000-000000000000'
-    ORDER BY key, (tenant_id = '00000000-0000-0000-0000-000000000000')
-) r
-WHERE r.is_public
-ORDER BY r.key
-`
-
-type ListPublicSettingsRow struct {
-	Key   string
-	Value json.RawMessage
-}
-
-// Per key, the tenant's own row wins over the platform default (the nil tenant); only rows
-// flagged public are served, so a tenant can also hide a public default.
-func (q *Queries) ListPublicSettings(ctx context.Context, tenantID uuid.UUID) ([]ListPublicSettingsRow, error) {
-	rows, err := q.db.Query(ctx, listPublicSettings, tenantID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ListPublicSettingsRow{}
-	for rows.Next() {
-		var i ListPublicSettingsRow
-		if err := rows.Scan(&i.Key, &i.Value); err != nil {
 			return nil, err
 		}
 		items = append(items, i)

@@ -13,29 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const deleteFont = `-- name: DeleteFont :execrows
-DELETE FROM fonts WHERE id = $1
-`
-
-func (q *Queries) DeleteFont(ctx context.Context, id uuid.UUID) (int64, error) {
-	result, err := q.db.Exec(ctx, deleteFont, id)
-	if err != nil {
-		return 0, err
-	}
-	return result.RowsAffected(), nil
-}
-
-const fontExists = `-- name: FontExists :one
-SELECT EXISTS (SELECT 1 FROM fonts WHERE id = $1)
-`
-
-func (q *Queries) FontExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, fontExists, id)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const insertMusicTrack = `-- name: InsertMusicTrack :exec
 INSERT INTO music_tracks (id, name, caption, keywords, url, genre, mood, duration_sec, bpm,
                           is_premium, waveform_data, created_at)
@@ -75,50 +52,8 @@ func (q *Queries) InsertMusicTrack(ctx context.Context, arg InsertMusicTrackPara
 	return err
 }
 
-const listFonts = `-- name: ListFonts :many
-
-SELECT id, name, original_name, system_name, family, style, direction, weight, file_key, file_url, file_size_bytes, file_format, sample_image_url, is_premium, installed_on_nodes, created_at FROM fonts ORDER BY name, id
-`
-
-// The media library: fonts and music tracks.
-func (q *Queries) ListFonts(ctx context.Context) ([]Font, error) {
-	rows, err := q.db.Query(ctx, listFonts)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []Font{}
-	for rows.Next() {
-		var i Font
-		if err := rows.Scan(
-			&i.ID,
-			&i.Name,
-			&i.OriginalName,
-			&i.SystemName,
-			&i.Family,
-			&i.Style,
-			&i.Direction,
-			&i.Weight,
-			&i.FileKey,
-			&i.FileUrl,
-			&i.FileSizeBytes,
-			&i.FileFormat,
-			&i.SampleImageUrl,
-			&i.IsPremium,
-			&i.InstalledOnNodes,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listMusic = `-- name: ListMusic :many
+
 SELECT id, name, caption, keywords, url, genre, mood, duration_sec, bpm, is_premium,
        waveform_data, count(*) OVER ()::integer AS total
 FROM music_tracks
@@ -156,6 +91,7 @@ type ListMusicRow struct {
 	Total        int32
 }
 
+// The music library.
 // Optional filters are NULL when absent; total is the count of every match.
 func (q *Queries) ListMusic(ctx context.Context, arg ListMusicParams) ([]ListMusicRow, error) {
 	rows, err := q.db.Query(ctx, listMusic,
@@ -196,4 +132,15 @@ func (q *Queries) ListMusic(ctx context.Context, arg ListMusicParams) ([]ListMus
 		return nil, err
 	}
 	return items, nil
+}
+
+const musicTrackExists = `-- name: MusicTrackExists :one
+SELECT EXISTS (SELECT 1 FROM music_tracks WHERE id = $1)
+`
+
+func (q *Queries) MusicTrackExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	row := q.db.QueryRow(ctx, musicTrackExists, id)
+	var exists bool
+	err := row.Scan(&exists)
+	return exists, err
 }

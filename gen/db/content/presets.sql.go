@@ -213,17 +213,6 @@ func (q *Queries) ListPresetStoryScenes(ctx context.Context, presetStoryID uuid.
 	return items, nil
 }
 
-const musicTrackExists = `-- name: MusicTrackExists :one
-SELECT EXISTS (SELECT 1 FROM music_tracks WHERE id = $1)
-`
-
-func (q *Queries) MusicTrackExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, musicTrackExists, id)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
-}
-
 const nextPresetStorySort = `-- name: NextPresetStorySort :one
 SELECT (coalesce(max(sort), 0) + 1)::integer AS next FROM preset_stories WHERE project_id = $1
 `

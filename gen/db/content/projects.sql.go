@@ -38,9 +38,10 @@ type GetProjectRow struct {
 	ContainerDeleted   bool
 }
 
-// Projects and the reads that assemble ProjectFull: one query per child table, filtered by
-// project id, whatever the number of scenes and elements. Scene-level elements come grouped by
-// scene (scene_id, then sort and id), so each scene's list is a run of the result.
+// Projects, their shared layers and colours, and the reads that assemble ProjectFull: one
+// query per child table, filtered by project id, whatever the number of scenes and elements.
+// Scene-level elements come grouped by scene (scene_id, then sort and id), so each scene's list
+// is a run of the result.
 func (q *Queries) GetProject(ctx context.Context, id uuid.UUID) (GetProjectRow, error) {
 	row := q.db.QueryRow(ctx, getProject, id)
 	var i GetProjectRow
@@ -439,42 +440,6 @@ func (q *Queries) ListContentsByProject(ctx context.Context, projectID uuid.UUID
 	return items, nil
 }
 
-const listProjectServers = `-- name: ListProjectServers :many
-SELECT id, name, region, ip, default_project_address, render_output_location, minio_endpoint, minio_bucket_templates, minio_bucket_outputs, is_active, created_at FROM project_servers ORDER BY name, id
-`
-
-func (q *Queries) ListProjectServers(ctx context.Context) ([]ProjectServer, error) {
-	rows, err := q.db.Query(ctx, listProjectServers)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	items := []ProjectServer{}
-	for rows.Next() {
-		var i ProjectServer
-		if err := rows.Scan(
-			&i.ID,
-			&i.Name,
-			&i.Region,
-			&i.Ip,
-			&i.DefaultProjectAddress,
-			&i.RenderOutputLocation,
-			&i.MinioEndpoint,
-			&i.MinioBucketTemplates,
-			&i.MinioBucketOutputs,
-			&i.IsActive,
-			&i.CreatedAt,
-		); err != nil {
-			return nil, err
-		}
-		items = append(items, i)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
-	}
-	return items, nil
-}
-
 const listRepeatersByProject = `-- name: ListRepeatersByProject :many
 SELECT id, scene_id, project_id, title, repeat_box_key, repeat_item_key, repeat_sort_strategy, max_repeat_count, sort FROM repeater_items WHERE project_id = $1 ORDER BY scene_id, sort, id
 `
@@ -651,17 +616,6 @@ func (q *Queries) ListSharedLayers(ctx context.Context, projectID uuid.UUID) ([]
 		return nil, err
 	}
 	return items, nil
-}
-
-const projectServerExists = `-- name: ProjectServerExists :one
-SELECT EXISTS (SELECT 1 FROM project_servers WHERE id = $1)
-`
-
-func (q *Queries) ProjectServerExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	row := q.db.QueryRow(ctx, projectServerExists, id)
-	var exists bool
-	err := row.Scan(&exists)
-	return exists, err
 }
 
 const updateProject = `-- name: UpdateProject :exec

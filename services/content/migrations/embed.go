@@ -1,10 +1,20 @@
-// Package migrations embeds the content service's goose SQL migrations. Numbers 00001..00099
-// belong to the catalog core, 00100 and up to the media pipeline.
+// Package migrations embeds the content service's goose SQL migrations.
 package migrations
 
-import "embed"
+import (
+	"embed"
+
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/pgxdb"
+)
 
 // FS holds every migration file.
 //
 //go:embed *.sql
 var FS embed.FS
+
+// Sets are the migration sets of the content database: the service's own tables, and the
+// outbox and inbox of pkg/bus. Each set keeps its own goose version table.
+func Sets() []pgxdb.Migrations {
+	return []pgxdb.Migrations{{Name: "content", FS: FS}, bus.Migrations()}
+}

@@ -1,4 +1,4 @@
--- CMS: blogs, slides, home events and website settings.
+-- CMS: blogs, comments, slides and home events.
 
 -- name: ListBlogs :many
 SELECT id, slug, kind, title, short_description, content, image, cover, author_display_name,
@@ -14,21 +14,19 @@ SELECT id, slug, kind, title, short_description, content, image, cover, author_d
        publish_date, view_count
 FROM blogs WHERE slug = $1;
 
+-- name: BlogExists :one
+SELECT EXISTS (SELECT 1 FROM blogs WHERE id = $1);
+
+-- name: GetCommentTarget :one
+SELECT blog_id, container_id FROM comments WHERE id = $1;
+
+-- name: InsertComment :exec
+INSERT INTO comments (id, user_id, tenant_id, content, rate, blog_id, container_id,
+                      parent_comment_id, status, created_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10);
+
 -- name: ListSlides :many
 SELECT * FROM slides ORDER BY sort, id;
 
 -- name: ListHomeEvents :many
 SELECT * FROM home_events ORDER BY sort, id;
-
--- name: ListPublicSettings :many
--- Per key, the tenant's own row wins over the platform default (the nil tenant); only rows
--- flagged public are served, so a tenant can also hide a public default.
-SELECT r.key, r.value
-FROM (
-    SELECT DISTINCT ON (key) key, value, is_public
-    FROM website_settings
-    WHERE tenant_id = @tenant_id OR tenant_id = '00000000-0000-0000-0000-000000000000'
-    ORDER BY key, (tenant_id = '00000000-0000-0000-0000-000000000000')
-) r
-WHERE r.is_public
-ORDER BY r.key;

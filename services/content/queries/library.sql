@@ -1,13 +1,4 @@
--- The media library: fonts and music tracks.
-
--- name: ListFonts :many
-SELECT * FROM fonts ORDER BY name, id;
-
--- name: DeleteFont :execrows
-DELETE FROM fonts WHERE id = $1;
-
--- name: FontExists :one
-SELECT EXISTS (SELECT 1 FROM fonts WHERE id = $1);
+-- The music library.
 
 -- name: ListMusic :many
 -- Optional filters are NULL when absent; total is the count of every match.
@@ -26,3 +17,6 @@ LIMIT @max_rows OFFSET @skip_rows;
 INSERT INTO music_tracks (id, name, caption, keywords, url, genre, mood, duration_sec, bpm,
                           is_premium, waveform_data, created_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
+
+-- name: MusicTrackExists :one
+SELECT EXISTS (SELECT 1 FROM music_tracks WHERE id = $1);

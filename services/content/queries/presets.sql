@@ -37,6 +37,3 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9);
 INSERT INTO preset_story_scenes (preset_story_id, position, project_id, scene_id)
 SELECT @preset_story_id, o.ord::integer, @project_id, o.scene_id
 FROM unnest(@scene_ids::uuid[]) WITH ORDINALITY AS o(scene_id, ord);
-
--- name: MusicTrackExists :one
-SELECT EXISTS (SELECT 1 FROM music_tracks WHERE id = $1);

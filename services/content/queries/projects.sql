@@ -1,6 +1,7 @@
--- Projects and the reads that assemble ProjectFull: one query per child table, filtered by
--- project id, whatever the number of scenes and elements. Scene-level elements come grouped by
--- scene (scene_id, then sort and id), so each scene's list is a run of the result.
+-- Projects, their shared layers and colours, and the reads that assemble ProjectFull: one
+-- query per child table, filtered by project id, whatever the number of scenes and elements.
+-- Scene-level elements come grouped by scene (scene_id, then sort and id), so each scene's list
+-- is a run of the result.
 
 -- name: GetProject :one
 SELECT sqlc.embed(p), c.is_published AS container_published,
@@ -33,9 +34,6 @@ WHERE id = $1;
 
 -- name: DeleteProject :execrows
 DELETE FROM projects WHERE id = $1;
-
--- name: ProjectServerExists :one
-SELECT EXISTS (SELECT 1 FROM project_servers WHERE id = $1);
 
 -- name: ListScenesByProject :many
 SELECT * FROM scenes WHERE project_id = $1 ORDER BY sort, id;
@@ -74,6 +72,3 @@ SELECT * FROM character_presets WHERE project_id = $1 ORDER BY sort, id;
 INSERT INTO shared_layers (id, project_id, key, title, type, default_value, font_face, justify,
                            font_size, position_in_container, is_text_box, sort)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12);
-
--- name: ListProjectServers :many
-SELECT * FROM project_servers ORDER BY name, id;

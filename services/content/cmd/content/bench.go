@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"os"
 	"time"
@@ -15,8 +16,8 @@ import (
 
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
+	"github.com/videotpl/platform/services/content/cmd/content/bench"
 	"github.com/videotpl/platform/services/content/internal/app"
-	"github.com/videotpl/platform/services/content/internal/bench"
 	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/store"
 )
@@ -72,7 +73,8 @@ func benchCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	defer pool.Close()
-	a := app.New(store.New(pool))
+	// The app only reads the catalog here: no object storage, no preview generator.
+	a := app.New(store.New(pool), nil, nil, app.Config{}, slog.Default())
 	var target string
 	switch *scenario {
 	case "templates":

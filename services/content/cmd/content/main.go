@@ -1,7 +1,8 @@
 // Command content serves the content API (specs/openapi/content.yaml): the template catalog,
-// projects, scenes and elements, presets, the media library, favorites and the CMS.
+// projects, scenes and elements, preset stories, AEP uploads, fonts and music, SVG colour
+// previews, favorites, the CMS and the render servers; it also runs the SVG-preview jobs.
 //
-//	content serve            serve HTTP on HTTP_ADDR
+//	content serve            serve HTTP on HTTP_ADDR and run the preview jobs
 //	content migrate          apply the database migrations
 //	content token            mint a development JWT
 //	content seed --demo      a demo catalog (make run; idempotent)
@@ -14,123 +15,47 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/jackc/pgx/v5/pgxpool"
-
-	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
-	"github.com/videotpl/platform/services/content/internal/app"
-	"github.com/videotpl/platform/services/content/internal/httpapi"
-	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
-// serviceName is the service's name in logs, traces and the names of its queues.
-const serviceName = "content"
-
-// Config is the service's configuration, from the environment only.
-type Config struct {
-	config.Common
-	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8081" desc:"address the HTTP server listens on"`
-	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/content?sslmode=disable" desc:"PostgreSQL connection URL of the content database" secret:"true"`
-	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
-	// MediaConfig holds the variables of the media pipeline (media.go).
-	MediaConfig
-}
-
-func loadConfig() (Config, error) {
-	var c Config
-	err := config.Load(&c)
-	return c, err
-}
-
 func main() {
 	os.Exit(cli.Main(serviceName, config.Describe(Config{}),
-		cli.Command{Name: "serve", Usage: "serve the HTTP API", Run: func(ctx context.Context, _ []string) error { return serve(ctx) }},
-		cli.Command{Name: "migrate", Usage: "apply the database migrations", Run: func(ctx context.Context, _ []string) error { return migrate(ctx) }},
+		cli.Command{Name: "serve", Usage: "serve the HTTP API and run the SVG-preview jobs", Run: func(ctx context.Context, _ []string) error { return run(ctx) }},
+		cli.Command{Name: "migrate", Usage: "apply the database migrations", Run: migrateCommand},
 		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
 		cli.Command{Name: "seed", Usage: "load data: --demo (demo catalog) or --bench N (N templates x 3 projects)", Run: seedCommand},
 		cli.Command{Name: "bench", Usage: "load generator of make bench-content (see scripts/bench-content.sh)", Run: benchCommand},
 	))
 }
 
-func migrationSets() []pgxdb.Migrations {
-	return append([]pgxdb.Migrations{{Name: "content", FS: migrations.FS}}, mediaMigrationSets()...)
-}
-
-func migrate(ctx context.Context) error {
-	c, err := loadConfig()
-	if err != nil {
-		return err
-	}
-	slog.SetDefault(telemetry.ServiceLogger(serviceName, c.LogLevel))
-	return pgxdb.Migrate(ctx, c.DatabaseURL, migrationSets()...)
-}
-
-// openPool connects to the configured database, migrating it first when asked.
-func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
-	if c.MigrateOnStart {
-		if err := pgxdb.Migrate(ctx, c.DatabaseURL, migrationSets()...); err != nil {
-			return nil, err
-		}
-	}
-	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
-	if err != nil {
-		return nil, err
-	}
-	if c.DBMaxConns > 0 {
-		cfg.MaxConns = c.DBMaxConns
-	}
-	store.ConfigurePool(cfg)
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
-}
-
-func serve(ctx context.Context) error {
+// run serves the API and runs the preview jobs until ctx ends (SIGINT, SIGTERM), then drains
+// the requests in flight for SHUTDOWN_DRAIN and stops the rest.
+func run(ctx context.Context) error {
 	c, err := loadConfig()
 	if err != nil {
 		return err
 	}
 	log := telemetry.ServiceLogger(serviceName, c.LogLevel)
 	slog.SetDefault(log)
-	tel, err := telemetry.Setup(ctx, serviceName, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	s, err := wire(ctx, c, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownDrain)
-		defer cancel()
-		_ = tel.Shutdown(sctx)
-	}()
-	authn, err := auth.FromConfig(c.Common)
+	defer s.close()
+	return httpx.Serve(ctx, s.http, c.HTTPAddr, log, c.ShutdownDrain)
+}
+
+// migrateCommand applies the migrations of the content database.
+func migrateCommand(ctx context.Context, _ []string) error {
+	c, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	pool, err := openPool(ctx, c)
-	if err != nil {
-		return err
-	}
-	defer pool.Close()
-	a := app.New(store.New(pool))
-	media, err := newMedia(ctx, mediaDeps{Config: c.MediaConfig, App: a, Pool: pool, Logger: log, Telemetry: tel})
-	if err != nil {
-		return err
-	}
-	defer media.Close()
-	e, err := httpapi.NewHTTP(httpapi.New(a, media.Handlers), httpapi.HTTPOptions{Auth: authn, Logger: log,
-		Telemetry: tel, Ready: media.ready(pool), OperationBodyLimits: media.BodyLimits})
-	if err != nil {
-		return err
-	}
-	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain)
+	slog.SetDefault(telemetry.ServiceLogger(serviceName, c.LogLevel))
+	return pgxdb.Migrate(ctx, c.DatabaseURL, migrations.Sets()...)
 }

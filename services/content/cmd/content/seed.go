@@ -9,7 +9,7 @@ import (
 	"os"
 
 	"github.com/videotpl/platform/pkg/cli"
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
 // seedCommand loads the demo catalog (--demo) or the benchmark catalog (--bench N, printed as JSON).

@@ -3,6 +3,9 @@ package app
 import (
 	"context"
 
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -38,8 +41,47 @@ func (a *App) ListHomeEvents(ctx context.Context, _ domain.Actor) ([]domain.Home
 	return a.store.ListHomeEvents(ctx)
 }
 
-// Settings returns the public website settings of the caller's tenant over the platform
-// defaults; a caller without a tenant gets the defaults.
-func (a *App) Settings(ctx context.Context, actor domain.Actor) (domain.Settings, error) {
-	return a.store.PublicSettings(ctx, actor.TenantID)
+// CreateComment records the caller's comment on a blog or a visible template, pending approval.
+// A reply must be about the same blog or template as its parent.
+func (a *App) CreateComment(ctx context.Context, actor domain.Actor, c domain.Comment) error {
+	user, err := actor.RequireUser()
+	if err != nil {
+		return err
+	}
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	if c.BlogID != nil {
+		ok, err := a.store.BlogExists(ctx, *c.BlogID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return errs.InvalidFields(errs.Field("body.blog_id", "is not an existing blog"))
+		}
+	}
+	if c.ContainerID != nil {
+		if _, err := a.visibleContainer(ctx, actor, *c.ContainerID); err != nil {
+			return errNotFoundAs(err, "body.container_id", "is not an existing template")
+		}
+	}
+	if c.ParentCommentID != nil {
+		t, err := a.store.GetCommentTarget(ctx, *c.ParentCommentID)
+		if err != nil {
+			return errNotFoundAs(err, "body.parent_comment_id", "is not an existing comment")
+		}
+		if !c.SameTarget(t) {
+			return errs.InvalidFields(errs.Field("body.parent_comment_id", "is a comment about another blog or template"))
+		}
+	}
+	id, err := newID()
+	if err != nil {
+		return err
+	}
+	c.ID, c.UserID, c.Status, c.CreatedAt = id, user, domain.CommentPending, a.now()
+	if actor.TenantID != uuid.Nil {
+		t := actor.TenantID
+		c.TenantID = &t
+	}
+	return a.store.InsertComment(ctx, c)
 }

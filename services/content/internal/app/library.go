@@ -3,23 +3,8 @@ package app
 import (
 	"context"
 
-	"github.com/google/uuid"
-
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
-
-// ListFonts lists the font library.
-func (a *App) ListFonts(ctx context.Context, _ domain.Actor) ([]domain.Font, error) {
-	return a.store.ListFonts(ctx)
-}
-
-// DeleteFont removes a font (admin); elements using it keep their font_face.
-func (a *App) DeleteFont(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
-	if err := actor.RequireAdmin(); err != nil {
-		return err
-	}
-	return a.store.DeleteFont(ctx, id)
-}
 
 // ListMusic searches the music library.
 func (a *App) ListMusic(ctx context.Context, _ domain.Actor, q domain.MusicQuery) ([]domain.MusicTrack, domain.PageMeta, error) {

@@ -48,7 +48,7 @@ func (a *App) CreateScene(ctx context.Context, actor domain.Actor, projectID uui
 
 // GetScene reads a visible scene with its elements.
 func (a *App) GetScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SceneFull, error) {
-	sc, err := a.VisibleScene(ctx, actor, id)
+	sc, err := a.visibleScene(ctx, actor, id)
 	if err != nil {
 		return domain.SceneFull{}, err
 	}
@@ -57,14 +57,6 @@ func (a *App) GetScene(ctx context.Context, actor domain.Actor, id uuid.UUID) (d
 		return domain.SceneFull{}, err
 	}
 	return domain.SceneFull{Scene: sc, SceneElements: el}, nil
-}
-
-// GetSceneElements reads the elements of a visible scene.
-func (a *App) GetSceneElements(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.SceneElements, error) {
-	if _, err := a.VisibleScene(ctx, actor, id); err != nil {
-		return domain.SceneElements{}, err
-	}
-	return a.store.SceneElements(ctx, id)
 }
 
 // UpdateScene changes the fields the patch carries (admin).
@@ -117,110 +109,4 @@ func (a *App) ReorderScenes(ctx context.Context, actor domain.Actor, sceneID uui
 		}
 		return s.SetSceneOrder(ctx, sc.ProjectID, ordered)
 	})
-}
-
-// CreateContent adds a content element to a scene (admin).
-func (a *App) CreateContent(ctx context.Context, actor domain.Actor, sceneID uuid.UUID, f domain.ContentFields) (domain.ContentElement, error) {
-	if err := actor.RequireAdmin(); err != nil {
-		return domain.ContentElement{}, err
-	}
-	sc, err := a.VisibleScene(ctx, actor, sceneID)
-	if err != nil {
-		return domain.ContentElement{}, err
-	}
-	id, err := newID()
-	if err != nil {
-		return domain.ContentElement{}, err
-	}
-	e, err := domain.NewContentElement(id, sc, f)
-	if err != nil {
-		return domain.ContentElement{}, err
-	}
-	if err := a.store.InsertContent(ctx, e); err != nil {
-		return domain.ContentElement{}, err
-	}
-	return e, nil
-}
-
-// UpdateContent changes the fields the patch carries (admin).
-func (a *App) UpdateContent(ctx context.Context, actor domain.Actor, id uuid.UUID, f domain.ContentFields) (domain.ContentElement, error) {
-	if err := actor.RequireAdmin(); err != nil {
-		return domain.ContentElement{}, err
-	}
-	var e domain.ContentElement
-	err := a.store.InTx(ctx, func(s domain.Store) error {
-		var err error
-		if e, err = s.GetContentForUpdate(ctx, id); err != nil {
-			return err
-		}
-		if err := e.Apply(f); err != nil {
-			return err
-		}
-		return s.UpdateContent(ctx, e)
-	})
-	if err != nil {
-		return domain.ContentElement{}, err
-	}
-	return e, nil
-}
-
-// DeleteContent removes a content element (admin).
-func (a *App) DeleteContent(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
-	if err := actor.RequireAdmin(); err != nil {
-		return err
-	}
-	return a.store.DeleteContent(ctx, id)
-}
-
-// CreateColor adds a colour element to a scene (admin).
-func (a *App) CreateColor(ctx context.Context, actor domain.Actor, sceneID uuid.UUID, f domain.ColorFields) (domain.ColorElement, error) {
-	if err := actor.RequireAdmin(); err != nil {
-		return domain.ColorElement{}, err
-	}
-	sc, err := a.VisibleScene(ctx, actor, sceneID)
-	if err != nil {
-		return domain.ColorElement{}, err
-	}
-	id, err := newID()
-	if err != nil {
-		return domain.ColorElement{}, err
-	}
-	c, err := domain.NewColorElement(id, sc, f)
-	if err != nil {
-		return domain.ColorElement{}, err
-	}
-	if err := a.store.InsertColor(ctx, c); err != nil {
-		return domain.ColorElement{}, err
-	}
-	return c, nil
-}
-
-// UpdateColor changes the fields the patch carries (admin).
-func (a *App) UpdateColor(ctx context.Context, actor domain.Actor, id uuid.UUID, f domain.ColorFields) (domain.ColorElement, error) {
-	if err := actor.RequireAdmin(); err != nil {
-		return domain.ColorElement{}, err
-	}
-	var c domain.ColorElement
-	err := a.store.InTx(ctx, func(s domain.Store) error {
-		var err error
-		if c, err = s.GetColorForUpdate(ctx, id); err != nil {
-			return err
-		}
-		if err := c.Apply(f); err != nil {
-			return err
-		}
-		return s.UpdateColor(ctx, c)
-	})
-	if err != nil {
-		return domain.ColorElement{}, err
-	}
-	return c, nil
-}
-
-// DeleteColor removes a colour element (admin).
-func (a *App) DeleteColor(ctx context.Context, actor domain.Actor, id uuid.UUID) error {
-	if err := actor.RequireAdmin(); err != nil {
-		return err
-	}
-	return a.store.DeleteColor(ctx, id)
 }

@@ -44,19 +44,3 @@ func (a Actor) RequireUser() (uuid.UUID, error) {
 	}
 	return a.UserID, nil
 }
-
-// Visibility is what decides whether a project (and what hangs from it) can be read.
-type Visibility struct {
-	ProjectPublished   bool
-	ContainerPublished bool
-	ContainerDeleted   bool
-}
-
-// VisibleTo reports whether a can read the project: nobody reads under a deleted container;
-// non-admins read published projects of published containers only.
-func (v Visibility) VisibleTo(a Actor) bool {
-	if v.ContainerDeleted {
-		return false
-	}
-	return a.Admin || (v.ContainerPublished && v.ProjectPublished)
-}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -8,25 +9,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 )
-
-// Font is a font of the library.
-type Font struct {
-	ID               uuid.UUID
-	Name             string
-	OriginalName     string
-	SystemName       string
-	Family           string
-	Style            string
-	Direction        string
-	FileURL          string
-	SampleImageURL   string
-	Weight           int
-	IsPremium        bool
-	InstalledOnNodes bool
-}
-
-// ErrFontNotFound is the answer for an absent font.
-var ErrFontNotFound = errs.E(errs.NotFound, "font not found")
 
 // MusicTrack is a track of the music library.
 type MusicTrack struct {
@@ -73,4 +55,11 @@ type MusicQuery struct {
 	MinDuration *float64
 	MaxDuration *float64
 	Page        PageRequest
+}
+
+// LibraryStore keeps the music library.
+type LibraryStore interface {
+	ListMusic(ctx context.Context, q MusicQuery) ([]MusicTrack, int, error)
+	InsertMusicTrack(ctx context.Context, m MusicTrack) error
+	MusicTrackExists(ctx context.Context, id uuid.UUID) (bool, error)
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -78,4 +79,12 @@ type PresetStoryScene struct {
 	Scene
 	SortInStory int
 	DurationSec float64
+}
+
+// PresetStoryStore keeps the preset stories of projects.
+type PresetStoryStore interface {
+	ListPresetStories(ctx context.Context, projectID uuid.UUID, includeUnpublished bool) ([]PresetStory, error)
+	GetPresetStory(ctx context.Context, id uuid.UUID) (PresetStoryFull, error)
+	NextPresetStorySort(ctx context.Context, projectID uuid.UUID) (int, error)
+	InsertPresetStory(ctx context.Context, s PresetStory, sceneIDs []uuid.UUID) error
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"strings"
 	"time"
 
@@ -8,6 +9,22 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 )
+
+// Visibility is what decides whether a project (and what hangs from it) can be read.
+type Visibility struct {
+	ProjectPublished   bool
+	ContainerPublished bool
+	ContainerDeleted   bool
+}
+
+// VisibleTo reports whether a can read the project: nobody reads under a deleted container;
+// non-admins read published projects of published containers only.
+func (v Visibility) VisibleTo(a Actor) bool {
+	if v.ContainerDeleted {
+		return false
+	}
+	return a.Admin || (v.ContainerPublished && v.ProjectPublished)
+}
 
 // ErrProjectNotFound answers every read of an absent or invisible project.
 var ErrProjectNotFound = errs.E(errs.NotFound, "project not found")
@@ -246,16 +263,16 @@ type CharacterPresetValue struct {
 	Value string `json:"value"`
 }
 
-// ProjectServer is a render server used for node assignment.
-type ProjectServer struct {
-	ID                    uuid.UUID
-	Name                  string
-	Region                string
-	IP                    string
-	DefaultProjectAddress string
-	RenderOutputLocation  string
-	MinioEndpoint         string
-	MinioBucketTemplates  string
-	MinioBucketOutputs    string
-	IsActive              bool
+// ProjectStore keeps projects and what hangs from them at project level.
+type ProjectStore interface {
+	GetProject(ctx context.Context, id uuid.UUID) (Project, Visibility, error)
+	GetProjectForUpdate(ctx context.Context, id uuid.UUID) (Project, Visibility, error)
+	InsertProject(ctx context.Context, p Project) error
+	UpdateProject(ctx context.Context, p Project) error
+	DeleteProject(ctx context.Context, id uuid.UUID) error
+	// ProjectFull reads the aggregate of p in a constant number of queries.
+	ProjectFull(ctx context.Context, p Project, includeUnpublishedStories bool) (ProjectFull, error)
+	ListSharedLayers(ctx context.Context, projectID uuid.UUID) ([]SharedLayer, error)
+	InsertSharedLayer(ctx context.Context, l SharedLayer) error
+	ListSharedColors(ctx context.Context, projectID uuid.UUID) ([]SharedColor, error)
 }

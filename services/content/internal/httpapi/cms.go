@@ -86,38 +86,3 @@ func (s *Server) ListHomeEvents(ctx context.Context, _ contentserver.ListHomeEve
 			BackgroundColor: v.BackgroundColor, TextColor: v.TextColor, Sort: v.Sort}
 	})}, nil
 }
-
-// GetSettings is GET /settings.
-func (s *Server) GetSettings(ctx context.Context, _ contentserver.GetSettingsRequestObject) (contentserver.GetSettingsResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	settings, err := s.app.Settings(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	out := make(contentserver.GetSettings200JSONResponse, len(settings))
-	for k, v := range settings {
-		out[k] = v
-	}
-	return out, nil
-}
-
-// ListProjectServers is GET /project-servers.
-func (s *Server) ListProjectServers(ctx context.Context, _ contentserver.ListProjectServersRequestObject) (contentserver.ListProjectServersResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	servers, err := s.app.ListProjectServers(ctx, a)
-	if err != nil {
-		return nil, err
-	}
-	return contentserver.ListProjectServers200JSONResponse{Data: mapAll(servers, func(v domain.ProjectServer) content.ProjectServer {
-		return content.ProjectServer{Id: v.ID, Name: v.Name, Region: v.Region, Ip: v.IP,
-			DefaultProjectAddress: v.DefaultProjectAddress, RenderOutputLocation: v.RenderOutputLocation,
-			MinioEndpoint: v.MinioEndpoint, MinioBucketTemplates: v.MinioBucketTemplates,
-			MinioBucketOutputs: v.MinioBucketOutputs, IsActive: v.IsActive}
-	})}, nil
-}

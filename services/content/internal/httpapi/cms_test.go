@@ -3,16 +3,13 @@ package httpapi_test
 import (
 	"encoding/json"
 	"errors"
-	"net/http"
 	"slices"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
-	"github.com/videotpl/platform/pkg/auth/authtest"
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
 func TestCMSReads(t *testing.T) {
@@ -174,31 +171,4 @@ func TestComments(t *testing.T) {
 		r, err := ev.c.CreateCommentWithResponse(ctx(t), content.CommentCreate{Content: "x", BlogId: &blog}, ev.svc)
 		want(t, r, err, 403)
 	})
-}
-
-// The media pipeline's operations answer 501 problem+json until it is wired (not through the
-// validating client: 501 is not a status the contract declares).
-func TestMediaOperationsAreNotImplementedYet(t *testing.T) {
-	ev := newEnv(t)
-	project := ev.publishedProject("tpl")
-	token := ev.auth.Token(t, authtest.Roles("admin"))
-	for _, tc := range []struct{ method, path, body string }{
-		{"POST", "/v1/projects/" + project.String() + "/aep/start-upload", `{"filename":"a.aep","total_size_bytes":400000000}`},
-		{"GET", "/v1/svg-previews/" + uuid.NewString(), ""},
-		{"GET", "/v1/scenes/" + uuid.NewString() + "/svg-preview", ""},
-	} {
-		req, _ := http.NewRequestWithContext(ctx(t), tc.method, ev.base+tc.path, strings.NewReader(tc.body))
-		req.Header.Set("Authorization", "Bearer "+token)
-		if tc.body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != 501 || resp.Header.Get("Content-Type") != "application/problem+json" {
-			t.Errorf("%s %s: %d %s", tc.method, tc.path, resp.StatusCode, resp.Header.Get("Content-Type"))
-		}
-	}
 }

@@ -10,10 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
 // queryCounter counts the statements a pool runs.
@@ -53,14 +51,8 @@ func (ev *env) seededProject(slug string, shape seed.ProjectShape) uuid.UUID {
 }
 
 func TestProjectFullCostsTheSameQueriesWhateverItsSize(t *testing.T) {
-	_, dbURL := pgtest.NewDB(t, migrationSet)
-	cfg, err := pgxpool.ParseConfig(dbURL)
-	if err != nil {
-		t.Fatal(err)
-	}
 	counter := &queryCounter{}
-	cfg.ConnConfig.Tracer = counter
-	ev := newEnvOn(t, openPool(t, cfg), dbURL)
+	ev := newEnv(t, withTracer(counter))
 
 	small := ev.seededProject("small", seed.ProjectShape{Scenes: 2, ContentsPerScene: 1, ColorsPerScene: 1})
 	big := ev.seededProject("big", seed.BigProject)

@@ -37,17 +37,6 @@ func sharedColorOut(c domain.SharedColor) content.SharedColor {
 		Icon: c.Icon, AttrValue: c.AttrValue, DefaultColor: c.DefaultColor, Sort: c.Sort}
 }
 
-func characterControllerOut(c domain.CharacterController) content.CharacterController {
-	return content.CharacterController{Id: c.ID, Name: c.Name, Key: c.Key, Sort: c.Sort, Options: c.Options}
-}
-
-func characterPresetOut(c domain.CharacterPreset) content.CharacterPreset {
-	return content.CharacterPreset{Id: c.ID, Key: c.Key, Name: c.Name, Icon: c.Icon, Sort: c.Sort,
-		Controllers: mapAll(c.Controllers, func(v domain.CharacterPresetValue) content.CharacterPresetController {
-			return content.CharacterPresetController{Name: v.Name, Key: v.Key, Value: v.Value}
-		})}
-}
-
 func projectFields(f content.ProjectUpdate) domain.ProjectFields {
 	return domain.ProjectFields{ContainerID: f.ContainerId, Name: f.Name, OriginalWidth: f.OriginalWidth,
 		OriginalHeight: f.OriginalHeight, ProjectDurationSec: f.ProjectDurationSec, ChooseMode: f.ChooseMode,

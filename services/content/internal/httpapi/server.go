@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
@@ -9,29 +11,55 @@ import (
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
+	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
+func value[T any](p *T) T {
+	var zero T
+	if p == nil {
+		return zero
+	}
+	return *p
+}
+
 // BasePath is the version prefix every operation is served under.
 const BasePath = "/v1"
 
-// Server implements content.StrictServerInterface.
+// HTTPOptions configure NewHTTP.
+type HTTPOptions struct {
+	Auth      *auth.Authenticator
+	Logger    *slog.Logger
+	Telemetry *telemetry.Telemetry
+	// Ready reports whether the dependencies answer (/readyz).
+	Ready func(ctx context.Context) error
+}
+
+// NewHTTP returns the echo server of the content API on a: pkg/httpx's middleware
+// (authentication and validation against the embedded spec, problem+json) with every operation
+// mounted under BasePath, and the upload operations allowed their larger bodies.
+func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
+	spec, err := contentserver.GetSpec()
+	if err != nil {
+		return nil, fmt.Errorf("content spec: %w", err)
+	}
+	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, Spec: spec, Auth: o.Auth,
+		Ready: o.Ready, Telemetry: o.Telemetry, OperationBodyLimits: uploadBodyLimits(a.Config())})
+	if err != nil {
+		return nil, err
+	}
+	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(&Server{app: a}, nil), BasePath)
+	return e, nil
+}
+
+// Server implements contentserver.StrictServerInterface.
 type Server struct {
-	app   *app.App
-	media Media
+	app *app.App
 }
 
 var _ contentserver.StrictServerInterface = (*Server)(nil)
-
-// New returns the handlers of the catalog core on a; media serves the upload and SVG-preview
-// operations (see media.go) and may be nil.
-func New(a *app.App, media Media) *Server { return &Server{app: a, media: media} }
-
-// Register mounts every operation of the spec under BasePath on e.
-func Register(e *echo.Echo, s *Server) {
-	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(s, nil), BasePath)
-}
 
 // actorOf is the caller of the request as the application sees it. pkg/httpx has
 // authenticated every operation of the spec before a handler runs.
@@ -47,9 +75,6 @@ func actorOf(ctx context.Context) (domain.Actor, error) {
 	}
 	return a, nil
 }
-
-// ActorOf is actorOf for the media pipeline's handlers.
-func ActorOf(ctx context.Context) (domain.Actor, error) { return actorOf(ctx) }
 
 func ptr[T any](v T) *T { return &v }
 

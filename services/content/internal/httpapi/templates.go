@@ -19,22 +19,6 @@ func cardOut(c domain.TemplateCard) content.TemplateCard {
 		AvailableAspects: aspects}
 }
 
-func containerOut(c domain.Container) content.Container {
-	return content.Container{Id: c.ID, Slug: c.Slug, Name: c.Name, Description: c.Description,
-		Keywords: c.Keywords, NewsText: c.NewsText, Image: c.Image, Demo: c.Demo, FullDemo: c.FullDemo,
-		MiniDemo: c.MiniDemo, IsPublished: c.IsPublished, IsPremium: c.IsPremium, IsMockup: c.IsMockup,
-		PrimaryMode: c.PrimaryMode, RateAvg: c.RateAvg, RateCount: c.RateCount, UseCount: c.UseCount}
-}
-
-func categoryOut(c domain.Category) content.Category {
-	return content.Category{Id: ptr(c.ID), Slug: ptr(c.Slug), Name: ptr(c.Name), Description: ptr(c.Description),
-		ImageUrl: ptr(c.ImageURL), Icon: ptr(c.Icon), ParentId: c.ParentID, Sort: ptr(c.Sort)}
-}
-
-func tagOut(t domain.Tag) content.Tag {
-	return content.Tag{Id: t.ID, Slug: t.Slug, Name: t.Name, LatinName: t.LatinName, AppliesToMode: t.AppliesToMode}
-}
-
 // ListTemplates is GET /templates.
 func (s *Server) ListTemplates(ctx context.Context, r contentserver.ListTemplatesRequestObject) (contentserver.ListTemplatesResponseObject, error) {
 	a, err := actorOf(ctx)
@@ -105,76 +89,4 @@ func (s *Server) ListRelatedTemplates(ctx context.Context, r contentserver.ListR
 		return nil, err
 	}
 	return contentserver.ListRelatedTemplates200JSONResponse{Data: mapAll(cards, cardOut)}, nil
-}
-
-// CreateContainer is POST /containers.
-func (s *Server) CreateContainer(ctx context.Context, r contentserver.CreateContainerRequestObject) (contentserver.CreateContainerResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := r.Body
-	c, err := s.app.CreateContainer(ctx, a, domain.ContainerFields{Slug: &b.Slug, Name: &b.Name,
-		PrimaryMode: &b.PrimaryMode, Description: b.Description, IsPremium: b.IsPremium,
-		IsMockup: b.IsMockup, CategoryIDs: b.CategoryIds, TagIDs: b.TagIds})
-	if err != nil {
-		return nil, err
-	}
-	return contentserver.CreateContainer201JSONResponse(containerOut(c)), nil
-}
-
-// UpdateContainer is PATCH /containers/{container_id}.
-func (s *Server) UpdateContainer(ctx context.Context, r contentserver.UpdateContainerRequestObject) (contentserver.UpdateContainerResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	b := r.Body
-	c, err := s.app.UpdateContainer(ctx, a, r.ContainerId, domain.ContainerFields{Slug: b.Slug, Name: b.Name,
-		PrimaryMode: b.PrimaryMode, Description: b.Description, IsPremium: b.IsPremium,
-		IsMockup: b.IsMockup, CategoryIDs: b.CategoryIds, TagIDs: b.TagIds})
-	if err != nil {
-		return nil, err
-	}
-	return contentserver.UpdateContainer200JSONResponse(containerOut(c)), nil
-}
-
-// DeleteContainer is DELETE /containers/{container_id}.
-func (s *Server) DeleteContainer(ctx context.Context, r contentserver.DeleteContainerRequestObject) (contentserver.DeleteContainerResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.app.DeleteContainer(ctx, a, r.ContainerId); err != nil {
-		return nil, err
-	}
-	return contentserver.DeleteContainer204Response{}, nil
-}
-
-// PublishContainer is POST /containers/{container_id}/publish.
-func (s *Server) PublishContainer(ctx context.Context, r contentserver.PublishContainerRequestObject) (contentserver.PublishContainerResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	if err := s.app.SetPublished(ctx, a, r.ContainerId, true, ""); err != nil {
-		return nil, err
-	}
-	return contentserver.PublishContainer204Response{}, nil
-}
-
-// UnpublishContainer is POST /containers/{container_id}/unpublish.
-func (s *Server) UnpublishContainer(ctx context.Context, r contentserver.UnpublishContainerRequestObject) (contentserver.UnpublishContainerResponseObject, error) {
-	a, err := actorOf(ctx)
-	if err != nil {
-		return nil, err
-	}
-	reason := ""
-	if r.Body != nil && r.Body.Reason != nil {
-		reason = *r.Body.Reason
-	}
-	if err := s.app.SetPublished(ctx, a, r.ContainerId, false, reason); err != nil {
-		return nil, err
-	}
-	return contentserver.UnpublishContainer204Response{}, nil
 }

@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
-	"github.com/videotpl/platform/services/content/internal/seed"
+	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
 func slugsOf(cards []content.TemplateCard) []string {

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	contentdb "github.com/videotpl/platform/gen/db/content"
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -79,15 +80,25 @@ func (s *Store) ListHomeEvents(ctx context.Context) ([]domain.HomeEvent, error) 
 	return out, nil
 }
 
-// PublicSettings resolves the public website settings of tenant over the platform defaults.
-func (s *Store) PublicSettings(ctx context.Context, tenant uuid.UUID) (domain.Settings, error) {
-	rows, err := s.q.ListPublicSettings(ctx, tenant)
+// BlogExists reports whether id is a blog.
+func (s *Store) BlogExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	return s.q.BlogExists(ctx, id)
+}
+
+// GetCommentTarget reads what a comment is about.
+func (s *Store) GetCommentTarget(ctx context.Context, id uuid.UUID) (domain.CommentTarget, error) {
+	r, err := s.q.GetCommentTarget(ctx, id)
 	if err != nil {
-		return nil, err
+		return domain.CommentTarget{}, translate(err, errs.E(errs.NotFound, "comment not found"))
 	}
-	out := make(domain.Settings, len(rows))
-	for _, r := range rows {
-		out[r.Key] = r.Value
-	}
-	return out, nil
+	return domain.CommentTarget{BlogID: r.BlogID, ContainerID: r.ContainerID}, nil
+}
+
+// InsertComment writes a new comment.
+func (s *Store) InsertComment(ctx context.Context, c domain.Comment) error {
+	return translate(s.q.InsertComment(ctx, contentdb.InsertCommentParams{
+		ID: c.ID, UserID: c.UserID, TenantID: c.TenantID, Content: c.Content, Rate: c.Rate,
+		BlogID: c.BlogID, ContainerID: c.ContainerID, ParentCommentID: c.ParentCommentID,
+		Status: c.Status, CreatedAt: c.CreatedAt,
+	}), nil)
 }

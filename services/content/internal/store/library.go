@@ -9,34 +9,6 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// ListFonts lists the fonts by name.
-func (s *Store) ListFonts(ctx context.Context) ([]domain.Font, error) {
-	rows, err := s.q.ListFonts(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]domain.Font, len(rows))
-	for i, r := range rows {
-		out[i] = domain.Font{ID: r.ID, Name: r.Name, OriginalName: r.OriginalName, SystemName: r.SystemName,
-			Family: r.Family, Style: r.Style, Direction: r.Direction, FileURL: r.FileUrl,
-			SampleImageURL: r.SampleImageUrl, Weight: int(r.Weight), IsPremium: r.IsPremium,
-			InstalledOnNodes: r.InstalledOnNodes}
-	}
-	return out, nil
-}
-
-// DeleteFont removes a font; content elements that used it keep font_face and lose font_id.
-func (s *Store) DeleteFont(ctx context.Context, id uuid.UUID) error {
-	n, err := s.q.DeleteFont(ctx, id)
-	if err != nil {
-		return err
-	}
-	if n == 0 {
-		return domain.ErrFontNotFound
-	}
-	return nil
-}
-
 // ListMusic searches the music library.
 func (s *Store) ListMusic(ctx context.Context, q domain.MusicQuery) ([]domain.MusicTrack, int, error) {
 	rows, err := s.q.ListMusic(ctx, contentdb.ListMusicParams{
@@ -78,4 +50,9 @@ func (s *Store) InsertMusicTrack(ctx context.Context, m domain.MusicTrack) error
 		Mood: m.Mood, DurationSec: m.DurationSec, Bpm: i32(m.BPM), IsPremium: m.IsPremium,
 		WaveformData: wave, CreatedAt: m.CreatedAt,
 	}), nil)
+}
+
+// MusicTrackExists reports whether id is a music track.
+func (s *Store) MusicTrackExists(ctx context.Context, id uuid.UUID) (bool, error) {
+	return s.q.MusicTrackExists(ctx, id)
 }

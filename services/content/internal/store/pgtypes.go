@@ -81,19 +81,19 @@ func (p scanRawJSONB) Scan(src []byte, dst any) error {
 	return nil
 }
 
-// RegisterTypes makes a connection's type map read and write uuid.UUID as binary uuids and
+// registerTypes makes a connection's type map read and write uuid.UUID as binary uuids and
 // read jsonb into json.RawMessage without decoding it.
-func RegisterTypes(m *pgtype.Map) {
+func registerTypes(m *pgtype.Map) {
 	m.RegisterType(&pgtype.Type{Name: "uuid", OID: pgtype.UUIDOID, Codec: uuidCodec{}})
 	m.RegisterType(&pgtype.Type{Name: "jsonb", OID: pgtype.JSONBOID,
 		Codec: jsonbCodec{&pgtype.JSONBCodec{Marshal: json.Marshal, Unmarshal: json.Unmarshal}}})
 }
 
-// ConfigurePool prepares every connection of a pool for the store (see RegisterTypes).
+// ConfigurePool prepares every connection of a pool for the store (see registerTypes).
 func ConfigurePool(cfg *pgxpool.Config) {
 	previous := cfg.AfterConnect
 	cfg.AfterConnect = func(ctx context.Context, conn *pgx.Conn) error {
-		RegisterTypes(conn.TypeMap())
+		registerTypes(conn.TypeMap())
 		if previous != nil {
 			return previous(ctx, conn)
 		}

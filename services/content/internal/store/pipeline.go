@@ -80,16 +80,25 @@ func (r *replayer) QueryRow(context.Context, string, ...any) pgx.Row { return er
 
 type emptyRows struct{}
 
-func (emptyRows) Close()                                       {}
-func (emptyRows) Err() error                                   { return nil }
-func (emptyRows) CommandTag() pgconn.CommandTag                { return pgconn.CommandTag{} }
+func (emptyRows) Close() {}
+
+func (emptyRows) Err() error { return nil }
+
+func (emptyRows) CommandTag() pgconn.CommandTag { return pgconn.CommandTag{} }
+
 func (emptyRows) FieldDescriptions() []pgconn.FieldDescription { return nil }
-func (emptyRows) Next() bool                                   { return false }
-func (emptyRows) Scan(...any) error                            { return errNotARead }
-func (emptyRows) Values() ([]any, error)                       { return nil, errNotARead }
-func (emptyRows) RawValues() [][]byte                          { return nil }
-func (emptyRows) Conn() *pgx.Conn                              { return nil }
-func (emptyRows) TypeMap() *pgtype.Map                         { return nil }
+
+func (emptyRows) Next() bool { return false }
+
+func (emptyRows) Scan(...any) error { return errNotARead }
+
+func (emptyRows) Values() ([]any, error) { return nil, errNotARead }
+
+func (emptyRows) RawValues() [][]byte { return nil }
+
+func (emptyRows) Conn() *pgx.Conn { return nil }
+
+func (emptyRows) TypeMap() *pgtype.Map { return nil }
 
 type errRow struct{ err error }
 

@@ -69,8 +69,3 @@ func (s *Store) InsertPresetStory(ctx context.Context, st domain.PresetStory, sc
 		PresetStoryID: st.ID, ProjectID: st.ProjectID, SceneIds: sceneIDs,
 	}), nil)
 }
-
-// MusicTrackExists reports whether id is a music track.
-func (s *Store) MusicTrackExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	return s.q.MusicTrackExists(ctx, id)
-}

@@ -83,11 +83,6 @@ func (s *Store) DeleteProject(ctx context.Context, id uuid.UUID) error {
 	return nil
 }
 
-// ProjectServerExists reports whether id is a project server.
-func (s *Store) ProjectServerExists(ctx context.Context, id uuid.UUID) (bool, error) {
-	return s.q.ProjectServerExists(ctx, id)
-}
-
 // ProjectFull reads the aggregate of p with one query per child table (eleven, whatever the
 // size of the project), all in one read-only snapshot so a concurrent edit is seen whole or
 // not at all (never elements of a scene that another read no longer has).
@@ -248,22 +243,6 @@ func (s *Store) ListSharedColors(ctx context.Context, projectID uuid.UUID) ([]do
 	for i, r := range rows {
 		out[i] = domain.SharedColor{ID: r.ID, ProjectID: r.ProjectID, ElementKey: r.ElementKey,
 			Title: r.Title, Icon: r.Icon, AttrValue: r.AttrValue, DefaultColor: r.DefaultColor, Sort: int(r.Sort)}
-	}
-	return out, nil
-}
-
-// ListProjectServers lists the render servers by name.
-func (s *Store) ListProjectServers(ctx context.Context) ([]domain.ProjectServer, error) {
-	rows, err := s.q.ListProjectServers(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]domain.ProjectServer, len(rows))
-	for i, r := range rows {
-		out[i] = domain.ProjectServer{ID: r.ID, Name: r.Name, Region: r.Region, IP: r.Ip,
-			DefaultProjectAddress: r.DefaultProjectAddress, RenderOutputLocation: r.RenderOutputLocation,
-			MinioEndpoint: r.MinioEndpoint, MinioBucketTemplates: r.MinioBucketTemplates,
-			MinioBucketOutputs: r.MinioBucketOutputs, IsActive: r.IsActive}
 	}
 	return out, nil
 }

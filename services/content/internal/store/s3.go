@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"net/url"
 	"strings"
 	"time"
@@ -32,12 +31,10 @@ type S3Config struct {
 	SecretKey string
 	// PublicURL is the base of the object URLs recorded in the database (default Endpoint).
 	PublicURL string
-	// PartSize is the part size of streamed uploads (default and minimum 5 MiB): with
-	// Concurrency parts in flight, a streamed upload holds about (Concurrency+1) * PartSize.
+	// PartSize is the part size of streamed uploads (at least 5 MiB): with Concurrency parts
+	// in flight, a streamed upload holds about (Concurrency+1) * PartSize.
 	PartSize    int64
-	Concurrency int // default 2
-	// HTTPClient is optional (tests).
-	HTTPClient *http.Client
+	Concurrency int
 }
 
 // S3 is the object storage through aws-sdk-go-v2 (path-style addressing, so any
@@ -55,15 +52,7 @@ var _ domain.ObjectStore = (*S3)(nil)
 // uploader (feature/s3/manager): deprecated in favour of feature/s3/transfermanager, which is
 // still pre-1.0; the manager is the stable, well-tested one.
 func NewS3(cfg S3Config) (*S3, error) {
-	if cfg.Region == "" {
-		cfg.Region = "us-east-1"
-	}
-	if cfg.PartSize < manager.MinUploadPartSize {
-		cfg.PartSize = manager.MinUploadPartSize
-	}
-	if cfg.Concurrency <= 0 {
-		cfg.Concurrency = 2
-	}
+	cfg.PartSize = max(cfg.PartSize, manager.MinUploadPartSize) // the S3 minimum
 	awsCfg := aws.Config{
 		Region:      cfg.Region,
 		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, ""),
@@ -72,9 +61,6 @@ func NewS3(cfg S3Config) (*S3, error) {
 		// differ in their support for the newer algorithms.
 		RequestChecksumCalculation: aws.RequestChecksumCalculationWhenRequired,
 		ResponseChecksumValidation: aws.ResponseChecksumValidationWhenRequired,
-	}
-	if cfg.HTTPClient != nil {
-		awsCfg.HTTPClient = cfg.HTTPClient
 	}
 	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		o.UsePathStyle = true

@@ -17,17 +17,17 @@ import (
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/content/internal/domain"
-	"github.com/videotpl/platform/services/content/internal/mediatest"
 	"github.com/videotpl/platform/services/content/internal/store"
+	"github.com/videotpl/platform/services/content/internal/store/storetest"
 )
 
 func newS3(t *testing.T) (*store.S3, string) {
 	t.Helper()
-	s, err := store.NewS3(mediatest.S3Config(t))
+	s, err := store.NewS3(storetest.S3Config(t))
 	if err != nil {
 		t.Fatal(err)
 	}
-	bucket := mediatest.Bucket(t, s, "s3test")
+	bucket := storetest.Bucket(t, s, "s3test")
 	ctx := context.Background()
 	if err := s.EnsureBucket(ctx, bucket); err != nil {
 		t.Fatal(err)
@@ -120,7 +120,7 @@ func TestPutOfABodyThatFailsLeavesNothingBehind(t *testing.T) {
 	if _, err := s.Client().HeadObject(ctx, &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String("put/too-large")}); err == nil {
 		t.Fatal("an object exists after the failed upload")
 	}
-	if ups := mediatest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+	if ups := storetest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
 		t.Fatalf("multipart uploads left open: %v", ups)
 	}
 }
@@ -170,7 +170,7 @@ func TestAMultipartUploadThroughPresignedURLsCompletesAfterAWrongETag(t *testing
 			t.Fatalf("complete with %s = %v, want an Invalid error", name, err)
 		}
 	}
-	if _, ok := mediatest.PendingUploads(t, s.Client(), bucket)[key]; !ok {
+	if _, ok := storetest.PendingUploads(t, s.Client(), bucket)[key]; !ok {
 		t.Fatal("the upload was closed by a refused completion")
 	}
 	if err := s.CompleteMultipart(ctx, bucket, key, id, parts); err != nil {
@@ -195,7 +195,7 @@ func TestAbortDropsAnOpenUpload(t *testing.T) {
 	if err := s.AbortMultipart(ctx, bucket, "abort/me", id); err != nil {
 		t.Fatal(err)
 	}
-	if ups := mediatest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+	if ups := storetest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
 		t.Fatalf("uploads still open: %v", ups)
 	}
 	if err := s.AbortMultipart(ctx, bucket, "abort/me", id); err != nil {

@@ -1,22 +1,43 @@
-// Package store implements domain.Store on PostgreSQL through the sqlc queries of gen/db/content
-// (and, for the catalog search whose filters vary per request, SQL composed here). It reads
-// database errors through pgxdb.Translate with one table of its constraints; sqlc row types
-// never leave the package.
+// Package store holds the content service's outward adapters: domain.Store on PostgreSQL
+// through the sqlc queries of gen/db/content (and, for the catalog search whose filters vary
+// per request, SQL composed here), with the outbox and inbox of pkg/bus in its transactions,
+// and domain.ObjectStore on S3. It maps PostgreSQL constraint violations to the domain's
+// errors in one table; sqlc row types never leave the package. Each file holds one resource
+// group, like its queries/<group>.sql.
 package store
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	contentdb "github.com/videotpl/platform/gen/db/content"
+	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
+
+// HandleOnce runs fn in a transaction that records (consumer, jobID) in the inbox.
+func (s *Store) HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(domain.Store) error) (bool, error) {
+	return bus.HandleOnce(ctx, s.pool, consumer, jobID, func(ctx context.Context, tx pgx.Tx) error {
+		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true})
+	})
+}
+
+// tx is the store's transaction: the outbox is written in the transaction of the change.
+func (s *Store) tx() (pgx.Tx, error) {
+	tx, ok := s.db.(pgx.Tx)
+	if !ok {
+		return nil, errors.New("store: the outbox is written in a transaction (InTx)")
+	}
+	return tx, nil
+}
 
 // Store is the PostgreSQL store. Its zero value is not usable; build it with New.
 type Store struct {
@@ -32,9 +53,6 @@ var _ domain.Store = (*Store)(nil)
 func New(pool *pgxpool.Pool) *Store {
 	return &Store{pool: pool, db: pool, q: contentdb.New(pool)}
 }
-
-// Pool is the store's pool (for readiness checks and seeding).
-func (s *Store) Pool() *pgxpool.Pool { return s.pool }
 
 // InTx runs fn in one transaction; inside a transaction it just runs fn.
 func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {

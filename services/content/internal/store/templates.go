@@ -11,6 +11,42 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
+// ContainerLinks reads the categories and tags of a container.
+func (s *Store) ContainerLinks(ctx context.Context, id uuid.UUID) ([]domain.Category, []domain.Tag, error) {
+	cs, err := s.q.ListContainerCategories(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ts, err := s.q.ListContainerTags(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	cats := make([]domain.Category, len(cs))
+	for i, c := range cs {
+		cats[i] = categoryFrom(contentdb.ListCategoriesRow(c))
+	}
+	tags := make([]domain.Tag, len(ts))
+	for i, t := range ts {
+		tags[i] = tagFrom(contentdb.ListTagsRow(t))
+	}
+	return cats, tags, nil
+}
+
+// ListContainerProjects lists a container's projects by name.
+func (s *Store) ListContainerProjects(ctx context.Context, id uuid.UUID, includeUnpublished bool) ([]domain.ProjectSummary, error) {
+	rows, err := s.q.ListContainerProjects(ctx, contentdb.ListContainerProjectsParams{ContainerID: id, IncludeUnpublished: includeUnpublished})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.ProjectSummary, len(rows))
+	for i, r := range rows {
+		out[i] = domain.ProjectSummary{ID: r.ID, Name: r.Name, Aspect: r.Aspect, Resolution: r.Resolution,
+			ChooseMode: r.ChooseMode, Image: r.Image, OriginalWidth: int(r.OriginalWidth),
+			OriginalHeight: int(r.OriginalHeight), ProjectDurationSec: r.ProjectDurationSec}
+	}
+	return out, nil
+}
+
 // templateOrders are the ORDER BY clauses of the catalog sorts (ties by id); the column names
 // resolve both inside and outside the page subquery.
 var templateOrders = map[domain.TemplateSort]string{
@@ -20,14 +56,14 @@ var templateOrders = map[domain.TemplateSort]string{
 	domain.SortAZ:      "name, id",
 }
 
-// TemplateSearchSQL composes the catalog search for q: only the filters q carries appear, so
+// templateSearchSQL composes the catalog search for q: only the filters q carries appear, so
 // each combination is its own prepared statement with a plan for exactly those filters (a
 // catch-all "($1 IS NULL OR ...)" statement would get one generic plan for all of them). One
 // statement returns the page and the exact total: the page and the count are planned apart
 // (the count must see every match; the page may stop at its limit), and the aspects are read
 // for the page's rows only. It is exported so that the benchmark runs the very same SQL
 // through pgbench.
-func TemplateSearchSQL(q domain.TemplateQuery) (string, []any) {
+func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 	var (
 		where strings.Builder
 		args  []any
@@ -87,7 +123,7 @@ ORDER BY ` + order, args
 
 // ListTemplates runs the catalog search.
 func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) ([]domain.TemplateCard, int, error) {
-	sql, args := TemplateSearchSQL(q)
+	sql, args := templateSearchSQL(q)
 	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
 		return nil, 0, err

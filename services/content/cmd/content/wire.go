@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
+
+	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/telemetry"
+	"github.com/videotpl/platform/services/content/internal/app"
+	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
+	"github.com/videotpl/platform/services/content/internal/httpapi"
+	"github.com/videotpl/platform/services/content/internal/store"
+	"github.com/videotpl/platform/services/content/internal/store/vision"
+	"github.com/videotpl/platform/services/content/migrations"
+)
+
+// service is the wired content service: its HTTP server, and what stops with it.
+type service struct {
+	http    *echo.Echo
+	closers []func()
+}
+
+// close stops what wire started, the last started first.
+func (s *service) close() {
+	for i := len(s.closers) - 1; i >= 0; i-- {
+		s.closers[i]()
+	}
+}
+
+// wire builds every dependency once: telemetry, the database pool, object storage, the app,
+// the bus (outbox forwarder and preview-job consumer), the sweeper and the HTTP server. On an
+// error it stops what it had started.
+func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err error) {
+	s := &service{}
+	defer func() {
+		if err != nil {
+			s.close()
+		}
+	}()
+	tel, err := telemetry.Setup(ctx, serviceName, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownDrain)
+		defer cancel()
+		_ = tel.Shutdown(sctx)
+	})
+	authn, err := auth.FromConfig(c.Common)
+	if err != nil {
+		return nil, err
+	}
+	pool, err := openPool(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, pool.Close)
+	objects, err := openObjects(ctx, c, log)
+	if err != nil {
+		return nil, err
+	}
+	a, err := newApp(c, pool, objects, log)
+	if err != nil {
+		return nil, err
+	}
+
+	metrics, err := bus.NewPrometheusMetrics(tel.Registry)
+	if err != nil {
+		return nil, err
+	}
+	b, err := busapi.Start(ctx, c.EnvConfig.BusConfig(serviceName), pool,
+		a.HandlePreviewJob, metrics, log)
+	if err != nil {
+		return nil, err
+	}
+	s.closers = append(s.closers, func() {
+		if err := b.Stop(); err != nil {
+			log.Warn("stopping the bus", slog.String("error", err.Error()))
+		}
+	})
+
+	sweepCtx, stopSweep := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Go(func() { a.RunSweeper(sweepCtx, c.MediaSweepInterval) })
+	s.closers = append(s.closers, func() { stopSweep(); wg.Wait() })
+
+	ready := func(ctx context.Context) error {
+		return errors.Join(pool.Ping(ctx), objects.Ping(ctx, c.S3BucketTemplates))
+	}
+	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: ready})
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// openPool connects to the configured database, migrating it first when asked.
+func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
+	if c.MigrateOnStart {
+		if err := pgxdb.Migrate(ctx, c.DatabaseURL, migrations.Sets()...); err != nil {
+			return nil, err
+		}
+	}
+	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
+	if err != nil {
+		return nil, err
+	}
+	if c.DBMaxConns > 0 { // 0 leaves pgx's own bound
+		cfg.MaxConns = c.DBMaxConns
+	}
+	store.ConfigurePool(cfg)
+	pool, err := pgxpool.NewWithConfig(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, err
+	}
+	return pool, nil
+}
+
+// openObjects connects to the object storage and creates the buckets that are missing.
+func openObjects(ctx context.Context, c Config, log *slog.Logger) (*store.S3, error) {
+	objects, err := store.NewS3(store.S3Config{Endpoint: c.S3Endpoint, Region: c.S3Region, AccessKey: c.S3AccessKey,
+		SecretKey: c.S3SecretKey, PublicURL: c.S3PublicURL, PartSize: c.S3PartSize, Concurrency: c.S3Concurrency})
+	if err != nil {
+		return nil, err
+	}
+	sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	for _, b := range []string{c.S3BucketTemplates, c.S3BucketMedia} {
+		if err := objects.EnsureBucket(sctx, b); err != nil {
+			return nil, err
+		}
+	}
+	// A safety net beside the sweeper where the server supports it (AWS S3 does; MinIO refuses
+	// the rule and expires stale uploads by its own api.stale_uploads_expiry).
+	days := int32(max(1, c.AepUploadMaxAge/(24*time.Hour))) //nolint:gosec // small
+	if err := objects.EnsureAbortRule(sctx, c.S3BucketTemplates, "projects/", days); err != nil {
+		log.Info("the object storage refused the lifecycle rule that aborts incomplete uploads; the sweeper aborts them",
+			slog.String("error", err.Error()))
+	}
+	return objects, nil
+}
+
+// newApp builds the application on the database and the object storage, with the built-in
+// colour-zone detector and, when configured, the vision model before it.
+func newApp(c Config, pool *pgxpool.Pool, objects *store.S3, log *slog.Logger) (*app.App, error) {
+	tenant, err := uuid.Parse(c.EventsDefaultTenant)
+	if err != nil || tenant == uuid.Nil {
+		return nil, fmt.Errorf("EVENTS_DEFAULT_TENANT_ID must be a non-nil uuid: %q", c.EventsDefaultTenant)
+	}
+	var model svgpreview.ZoneSource
+	if c.SvgAIBaseURL != "" && c.SvgAIModel != "" {
+		model = &vision.Model{BaseURL: c.SvgAIBaseURL, APIKey: c.SvgAIAPIKey, Model: c.SvgAIModel, Timeout: c.SvgAITimeout}
+	}
+	return app.New(store.New(pool), objects, svgpreview.New(svgpreview.Options{}, model, log),
+		app.Config{TemplatesBucket: c.S3BucketTemplates, MediaBucket: c.S3BucketMedia,
+			AepMaxSingleUpload: c.AepMaxSingleUpload, AepChunkSize: c.AepChunkSize, PartURLTTL: c.AepPartURLTTL,
+			AepUploadMaxAge: c.AepUploadMaxAge, PreviewTimeout: c.SvgPreviewTimeout, DefaultTenantID: tenant}, log), nil
+}

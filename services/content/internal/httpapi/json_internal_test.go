@@ -1,0 +1,146 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"reflect"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+// projectFullOut is the aggregate through the generated types, the reference the hand-written
+// encoder must match.
+func projectFullOut(f domain.ProjectFull) content.ProjectFull {
+	return content.ProjectFull{Project: projectOut(f.Project),
+		Scenes: mapAll(f.Scenes, sceneFullOut), SharedColors: mapAll(f.SharedColors, sharedColorOut),
+		SharedLayers:         mapAll(f.SharedLayers, sharedLayerOut),
+		CharacterControllers: mapAll(f.CharacterControllers, characterControllerOut),
+		CharacterPresets:     mapAll(f.CharacterPresets, characterPresetOut),
+		PresetStories:        mapAll(f.PresetStories, presetStoryOut)}
+}
+
+func TestProjectFullJSONMatchesTheGeneratedTypes(t *testing.T) {
+	tricky := "quote \" backslash \\ tab \t nl \n ctl \x01 html <a&b> ü 日本 \u2028 bad \xff end"
+	id := func() uuid.UUID { return uuid.New() }
+	server, music, font, repeater := id(), id(), id(), id()
+	size := int64(123456789)
+	maxSize := 40
+	url, md5 := "https://cdn/x.aep", "d41d8cd98f00b204e9800998ecf8427e"
+	scene := domain.Scene{ID: id(), ProjectID: id(), Key: "intro", Title: tricky, SceneType: "intro",
+		LocalizedTitle: map[string]string{"de": tricky}, DefaultDurationSec: 3.25, MinDurationSec: 1e-7,
+		MaxDurationSec: 1e21, OverlapAtEndSec: 0.1, ManualColorSelection: true, Sort: 2}
+	cases := map[string]domain.ProjectFull{
+		"an empty project": {Project: domain.Project{ProjectSummary: domain.ProjectSummary{ID: id(), Name: "p"}}},
+		"every kind of value": {
+			Project: domain.Project{ProjectSummary: domain.ProjectSummary{ID: id(), Name: tricky, Aspect: "16:9",
+				OriginalWidth: 1920, OriginalHeight: 1080, ProjectDurationSec: 30.5}, ContainerID: id(),
+				ProjectServerID: &server, AepFileURL: &url, AepFileMD5: &md5, AepFileSizeBytes: &size,
+				FreeFPS: 25, VipFactor: 1.5, IsPublished: true},
+			Scenes: []domain.SceneFull{{Scene: scene, SceneElements: domain.SceneElements{
+				Contents: []domain.ContentElement{
+					{ID: id(), SceneID: scene.ID, Key: "a", Title: tricky, LocalizedTitle: json.RawMessage(`{"en":"A \"b\""}`),
+						MappedList: json.RawMessage(`[{"from":"x","n":1.5,"deep":{"k":[1,2]}}]`), FontID: &font,
+						RepeaterItemID: &repeater, MaxSize: &maxSize, FontSize: -3, IsTextBox: true},
+					{ID: id(), SceneID: scene.ID, Key: "b"},
+				},
+				Colors: []domain.ColorElement{{ID: id(), SceneID: scene.ID, ElementKey: "bg", AttrValue: "stroke", Sort: 1}},
+				ColorPresets: []domain.ColorPreset{{ID: id(), Name: "Night", Items: []domain.ColorPresetItem{{ElementKey: "bg", Value: "#000", Sort: 1}}},
+					{ID: id(), Name: "Empty", Items: []domain.ColorPresetItem{}}},
+				Characters: []domain.Character{{ID: id(), Key: "hero", Controllers: []domain.SceneCharacterController{{ID: id(), Key: "skin",
+					Options: []domain.ControllerOption{{Name: "Light", Value: "l"}}}}}},
+				Repeaters: []domain.Repeater{{ID: repeater, Title: "Gallery", MaxRepeatCount: 6}},
+			}}},
+			SharedColors:         []domain.SharedColor{{ID: id(), ProjectID: id(), ElementKey: "brand", AttrValue: "fill"}},
+			SharedLayers:         []domain.SharedLayer{{ID: id(), ProjectID: id(), Key: "logo", IsTextBox: true}},
+			CharacterControllers: []domain.CharacterController{{ID: id(), Key: "hair", Options: []map[string]any{{"name": tricky, "n": 2.0}}}},
+			CharacterPresets:     []domain.CharacterPreset{{ID: id(), Key: id(), Name: "Casual", Controllers: []domain.CharacterPresetValue{{Name: "h", Key: "h", Value: tricky}}}},
+			PresetStories:        []domain.PresetStory{{ID: id(), ProjectID: id(), Name: "s", MusicID: &music, SceneCount: 3}, {ID: id(), Name: "no music"}},
+		},
+	}
+	for name, f := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := appendProjectFull(nil, f)
+			if !json.Valid(got) {
+				t.Fatalf("invalid JSON: %s", got)
+			}
+			ref, err := json.Marshal(projectFullOut(f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var a, b any
+			if err := json.Unmarshal(got, &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal(ref, &b); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(a, b) {
+				t.Errorf("hand-written JSON differs from the generated types':\n got %s\nwant %s", got, ref)
+			}
+		})
+	}
+}
+
+func TestAppendStringEscapesLikeEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "\"\\/", "\x00\x1f\x7f", "<script>&", "\u2028\u2029", "\xff\xfe ok", "é日本🎬"} {
+		want, _ := json.Marshal(s)
+		if got := appendString(nil, s); string(got) != string(want) {
+			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestAppendUUIDWritesTheCanonicalForm(t *testing.T) {
+	for range 20 {
+		id := uuid.New()
+		if got := string(appendUUID(nil, id)); got != `"`+id.String()+`"` {
+			t.Errorf("got %s, want %s", got, id)
+		}
+	}
+}
+
+func TestTemplatePageJSONMatchesTheGeneratedTypes(t *testing.T) {
+	cards := []domain.TemplateCard{
+		{ContainerID: uuid.New(), Slug: "a", Name: "Ünïcode <b>", RateAvg: 4.75, RateCount: 12, UseCount: 1 << 40,
+			IsPremium: true, AvailableAspects: []string{"16:9", "9:16"}},
+		{ContainerID: uuid.New(), Slug: "b", AvailableAspects: nil},
+	}
+	for _, page := range [][]domain.TemplateCard{nil, cards} {
+		meta := domain.PageMeta{Page: 2, PageSize: 20, Total: 41, HasMore: true}
+		w := &jw{}
+		writeTemplatePage(w, page, meta)
+		ref, err := json.Marshal(content.TemplateCardPage{Data: mapAll(page, cardOut), Meta: metaOut(meta)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b any
+		if err := json.Unmarshal(w.b, &a); err != nil {
+			t.Fatalf("invalid JSON %s: %v", w.b, err)
+		}
+		_ = json.Unmarshal(ref, &b)
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("got %s\nwant %s", w.b, ref)
+		}
+	}
+}
+
+// appendProjectFull encodes the aggregate into b.
+func appendProjectFull(b []byte, f domain.ProjectFull) []byte {
+	w := &jw{b: b}
+	writeProjectFull(w, f)
+	return w.b
+}
+
+func characterControllerOut(c domain.CharacterController) content.CharacterController {
+	return content.CharacterController{Id: c.ID, Name: c.Name, Key: c.Key, Sort: c.Sort, Options: c.Options}
+}
+
+func characterPresetOut(c domain.CharacterPreset) content.CharacterPreset {
+	return content.CharacterPreset{Id: c.ID, Key: c.Key, Name: c.Name, Icon: c.Icon, Sort: c.Sort,
+		Controllers: mapAll(c.Controllers, func(v domain.CharacterPresetValue) content.CharacterPresetController {
+			return content.CharacterPresetController{Name: v.Name, Key: v.Key, Value: v.Value}
+		})}
+}
