@@ -369,48 +369,48 @@ func (e SeatState) Valid() bool {
 	}
 }
 
-// Defines values for TaskStatus.
+// Defines values for WorkItemStatus.
 const (
-	TaskStatusBacklog    TaskStatus = "backlog"
-	TaskStatusDone       TaskStatus = "done"
-	TaskStatusInProgress TaskStatus = "in_progress"
-	TaskStatusInReview   TaskStatus = "in_review"
+	WorkItemStatusBacklog    WorkItemStatus = "backlog"
+	WorkItemStatusDone       WorkItemStatus = "done"
+	WorkItemStatusInProgress WorkItemStatus = "in_progress"
+	WorkItemStatusInReview   WorkItemStatus = "in_review"
 )
 
-// Valid indicates whether the value is a known member of the TaskStatus enum.
-func (e TaskStatus) Valid() bool {
+// Valid indicates whether the value is a known member of the WorkItemStatus enum.
+func (e WorkItemStatus) Valid() bool {
 	switch e {
-	case TaskStatusBacklog:
+	case WorkItemStatusBacklog:
 		return true
-	case TaskStatusDone:
+	case WorkItemStatusDone:
 		return true
-	case TaskStatusInProgress:
+	case WorkItemStatusInProgress:
 		return true
-	case TaskStatusInReview:
+	case WorkItemStatusInReview:
 		return true
 	default:
 		return false
 	}
 }
 
-// Defines values for TaskType.
+// Defines values for WorkItemType.
 const (
-	TaskTypeBug   TaskType = "bug"
-	TaskTypeEpic  TaskType = "epic"
-	TaskTypeStory TaskType = "story"
-	TaskTypeTask  TaskType = "task"
+	WorkItemTypeBug   WorkItemType = "bug"
+	WorkItemTypeEpic  WorkItemType = "epic"
+	WorkItemTypeStory WorkItemType = "story"
+	WorkItemTypeTask  WorkItemType = "task"
 )
 
-// Valid indicates whether the value is a known member of the TaskType enum.
-func (e TaskType) Valid() bool {
+// Valid indicates whether the value is a known member of the WorkItemType enum.
+func (e WorkItemType) Valid() bool {
 	switch e {
-	case TaskTypeBug:
+	case WorkItemTypeBug:
 		return true
-	case TaskTypeEpic:
+	case WorkItemTypeEpic:
 		return true
-	case TaskTypeStory:
+	case WorkItemTypeStory:
 		return true
-	case TaskTypeTask:
+	case WorkItemTypeTask:
 		return true
 	default:
 		return false
@@ -719,10 +719,10 @@ type Board struct {
 
 // BoardColumn defines model for BoardColumn.
 type BoardColumn struct {
-	Items []Task `json:"items"`
+	Items []WorkItem `json:"items"`
 
 	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status TaskStatus `json:"status"`
+	Status WorkItemStatus `json:"status"`
 
 	// Title The column title.
 	Title BoardColumnTitle `json:"title"`
@@ -733,7 +733,7 @@ type BoardColumnTitle string
 
 // Cartable The caller's assigned work.
 type Cartable struct {
-	Items  []Task             `json:"items"`
+	Items  []WorkItem         `json:"items"`
 	UserId openapi_types.UUID `json:"user_id"`
 }
 
@@ -1071,54 +1071,6 @@ type SeatList struct {
 // SeatState human (occupied by a member), open, or ai (occupied by an agent).
 type SeatState string
 
-// Task A board task.
-type Task struct {
-	// Assignee Null when unassigned.
-	Assignee       *Assignee          `json:"assignee"`
-	CreatedAt      time.Time          `json:"created_at"`
-	CreatedBy      openapi_types.UUID `json:"created_by"`
-	Description    string             `json:"description"`
-	Id             openapi_types.UUID `json:"id"`
-	OrganizationId openapi_types.UUID `json:"organization_id"`
-
-	// ParentId The parent task (same team).
-	ParentId *openapi_types.UUID `json:"parent_id"`
-
-	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status    TaskStatus         `json:"status"`
-	TeamId    openapi_types.UUID `json:"team_id"`
-	Title     string             `json:"title"`
-	Type      TaskType           `json:"type"`
-	UpdatedAt time.Time          `json:"updated_at"`
-}
-
-// TaskAssign defines model for TaskAssign.
-type TaskAssign struct {
-	// Assignee The new assignee; null unassigns.
-	Assignee *Assignee `json:"assignee"`
-}
-
-// TaskCreate defines model for TaskCreate.
-type TaskCreate struct {
-	Description *string             `json:"description,omitempty"`
-	ParentId    *openapi_types.UUID `json:"parent_id,omitempty"`
-	TeamId      openapi_types.UUID  `json:"team_id"`
-	Title       string              `json:"title"`
-	Type        TaskType            `json:"type"`
-}
-
-// TaskMove defines model for TaskMove.
-type TaskMove struct {
-	// Status The board columns, in order (backlog, in progress, in review, done).
-	Status TaskStatus `json:"status"`
-}
-
-// TaskStatus The board columns, in order (backlog, in progress, in review, done).
-type TaskStatus string
-
-// TaskType defines model for TaskType.
-type TaskType string
-
 // Team defines model for Team.
 type Team struct {
 	CreatedAt      time.Time          `json:"created_at"`
@@ -1215,6 +1167,54 @@ type ToolServerTestResult struct {
 	ToolCount     int                `json:"tool_count"`
 	ToolNames     []string           `json:"tool_names"`
 }
+
+// WorkItem A board task.
+type WorkItem struct {
+	// Assignee Null when unassigned.
+	Assignee       *Assignee          `json:"assignee"`
+	CreatedAt      time.Time          `json:"created_at"`
+	CreatedBy      openapi_types.UUID `json:"created_by"`
+	Description    string             `json:"description"`
+	Id             openapi_types.UUID `json:"id"`
+	OrganizationId openapi_types.UUID `json:"organization_id"`
+
+	// ParentId The parent task (same team).
+	ParentId *openapi_types.UUID `json:"parent_id"`
+
+	// Status The board columns, in order (backlog, in progress, in review, done).
+	Status    WorkItemStatus     `json:"status"`
+	TeamId    openapi_types.UUID `json:"team_id"`
+	Title     string             `json:"title"`
+	Type      WorkItemType       `json:"type"`
+	UpdatedAt time.Time          `json:"updated_at"`
+}
+
+// WorkItemAssign defines model for WorkItemAssign.
+type WorkItemAssign struct {
+	// Assignee The new assignee; null unassigns.
+	Assignee *Assignee `json:"assignee"`
+}
+
+// WorkItemCreate defines model for WorkItemCreate.
+type WorkItemCreate struct {
+	Description *string             `json:"description,omitempty"`
+	ParentId    *openapi_types.UUID `json:"parent_id,omitempty"`
+	TeamId      openapi_types.UUID  `json:"team_id"`
+	Title       string              `json:"title"`
+	Type        WorkItemType        `json:"type"`
+}
+
+// WorkItemMove defines model for WorkItemMove.
+type WorkItemMove struct {
+	// Status The board columns, in order (backlog, in progress, in review, done).
+	Status WorkItemStatus `json:"status"`
+}
+
+// WorkItemStatus The board columns, in order (backlog, in progress, in review, done).
+type WorkItemStatus string
+
+// WorkItemType defines model for WorkItemType.
+type WorkItemType string
 
 // Id defines model for Id.
 type Id = openapi_types.UUID
@@ -1427,13 +1427,13 @@ type CreateSeatJSONRequestBody = SeatCreate
 type ConfigureSeatAgentJSONRequestBody = AgentConfigure
 
 // CreateTaskJSONRequestBody defines body for CreateTask for application/json ContentType.
-type CreateTaskJSONRequestBody = TaskCreate
+type CreateTaskJSONRequestBody = WorkItemCreate
 
 // AssignTaskJSONRequestBody defines body for AssignTask for application/json ContentType.
-type AssignTaskJSONRequestBody = TaskAssign
+type AssignTaskJSONRequestBody = WorkItemAssign
 
 // MoveTaskJSONRequestBody defines body for MoveTask for application/json ContentType.
-type MoveTaskJSONRequestBody = TaskMove
+type MoveTaskJSONRequestBody = WorkItemMove
 
 // CreateTeamJSONRequestBody defines body for CreateTeam for application/json ContentType.
 type CreateTeamJSONRequestBody = TeamCreate

@@ -4784,7 +4784,7 @@ type CreateTaskResponseObject interface {
 	VisitCreateTaskResponse(w http.ResponseWriter) error
 }
 
-type CreateTask201JSONResponse Task
+type CreateTask201JSONResponse WorkItem
 
 func (response CreateTask201JSONResponse) VisitCreateTaskResponse(w http.ResponseWriter) error {
 
@@ -4873,7 +4873,7 @@ type GetTaskResponseObject interface {
 	VisitGetTaskResponse(w http.ResponseWriter) error
 }
 
-type GetTask200JSONResponse Task
+type GetTask200JSONResponse WorkItem
 
 func (response GetTask200JSONResponse) VisitGetTaskResponse(w http.ResponseWriter) error {
 
@@ -4963,7 +4963,7 @@ type AssignTaskResponseObject interface {
 	VisitAssignTaskResponse(w http.ResponseWriter) error
 }
 
-type AssignTask200JSONResponse Task
+type AssignTask200JSONResponse WorkItem
 
 func (response AssignTask200JSONResponse) VisitAssignTaskResponse(w http.ResponseWriter) error {
 
@@ -5053,7 +5053,7 @@ type MoveTaskResponseObject interface {
 	VisitMoveTaskResponse(w http.ResponseWriter) error
 }
 
-type MoveTask200JSONResponse Task
+type MoveTask200JSONResponse WorkItem
 
 func (response MoveTask200JSONResponse) VisitMoveTaskResponse(w http.ResponseWriter) error {
 

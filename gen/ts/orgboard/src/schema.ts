@@ -1442,12 +1442,12 @@ export interface components {
             profile_id?: string | null;
         };
         /** @enum {string} */
-        TaskType: "epic" | "story" | "task" | "bug";
+        WorkItemType: "epic" | "story" | "task" | "bug";
         /**
          * @description The board columns, in order (backlog, in progress, in review, done).
          * @enum {string}
          */
-        TaskStatus: "backlog" | "in_progress" | "in_review" | "done";
+        WorkItemStatus: "backlog" | "in_progress" | "in_review" | "done";
         /** @enum {string} */
         AssigneeKind: "user" | "seat";
         Assignee: {
@@ -1459,17 +1459,17 @@ export interface components {
             id: string;
         };
         /** @description A board task. */
-        Task: {
+        WorkItem: {
             /** Format: uuid */
             id: string;
             /** Format: uuid */
             organization_id: string;
             /** Format: uuid */
             team_id: string;
-            type: components["schemas"]["TaskType"];
+            type: components["schemas"]["WorkItemType"];
             title: string;
             description: string;
-            status: components["schemas"]["TaskStatus"];
+            status: components["schemas"]["WorkItemStatus"];
             /** @description Null when unassigned. */
             assignee: components["schemas"]["Assignee"] | null;
             /**
@@ -1484,31 +1484,31 @@ export interface components {
             /** Format: date-time */
             updated_at: string;
         };
-        TaskCreate: {
+        WorkItemCreate: {
             /** Format: uuid */
             team_id: string;
-            type: components["schemas"]["TaskType"];
+            type: components["schemas"]["WorkItemType"];
             title: string;
             /** @default  */
             description?: string;
             /** Format: uuid */
             parent_id?: string | null;
         };
-        TaskMove: {
-            status: components["schemas"]["TaskStatus"];
+        WorkItemMove: {
+            status: components["schemas"]["WorkItemStatus"];
         };
-        TaskAssign: {
+        WorkItemAssign: {
             /** @description The new assignee; null unassigns. */
             assignee: components["schemas"]["Assignee"] | null;
         };
         BoardColumn: {
-            status: components["schemas"]["TaskStatus"];
+            status: components["schemas"]["WorkItemStatus"];
             /**
              * @description The column title.
              * @enum {string}
              */
             title: "backlog" | "in progress" | "in review" | "done";
-            items: components["schemas"]["Task"][];
+            items: components["schemas"]["WorkItem"][];
         };
         Board: {
             /** Format: uuid */
@@ -1520,7 +1520,7 @@ export interface components {
         Cartable: {
             /** Format: uuid */
             user_id: string;
-            items: components["schemas"]["Task"][];
+            items: components["schemas"]["WorkItem"][];
         };
         /** @enum {string} */
         ProfileOrigin: "Builtin" | "Authored" | "Installed";
@@ -2715,7 +2715,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaskCreate"];
+                "application/json": components["schemas"]["WorkItemCreate"];
             };
         };
         responses: {
@@ -2725,7 +2725,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Task"];
+                    "application/json": components["schemas"]["WorkItem"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2752,7 +2752,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Task"];
+                    "application/json": components["schemas"]["WorkItem"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2800,7 +2800,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaskMove"];
+                "application/json": components["schemas"]["WorkItemMove"];
             };
         };
         responses: {
@@ -2810,7 +2810,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Task"];
+                    "application/json": components["schemas"]["WorkItem"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -2832,7 +2832,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["TaskAssign"];
+                "application/json": components["schemas"]["WorkItemAssign"];
             };
         };
         responses: {
@@ -2842,7 +2842,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["Task"];
+                    "application/json": components["schemas"]["WorkItem"];
                 };
             };
             400: components["responses"]["BadRequest"];

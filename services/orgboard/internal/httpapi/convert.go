@@ -78,10 +78,10 @@ func seatOut(s domain.Seat) orgboard.Seat {
 	}
 }
 
-func workItemOut(w domain.Task) orgboard.Task {
-	out := orgboard.Task{
-		Id: w.ID, OrganizationId: w.OrganizationID, TeamId: w.TeamID, Type: orgboard.TaskType(w.Type),
-		Title: w.Title, Description: w.Description, Status: orgboard.TaskStatus(w.Status),
+func workItemOut(w domain.Task) orgboard.WorkItem {
+	out := orgboard.WorkItem{
+		Id: w.ID, OrganizationId: w.OrganizationID, TeamId: w.TeamID, Type: orgboard.WorkItemType(w.Type),
+		Title: w.Title, Description: w.Description, Status: orgboard.WorkItemStatus(w.Status),
 		ParentId: w.ParentID, CreatedBy: w.CreatedBy, CreatedAt: w.CreatedAt, UpdatedAt: w.UpdatedAt,
 	}
 	if w.Assignee != nil {
@@ -94,7 +94,7 @@ func boardOut(b domain.Board) orgboard.Board {
 	out := orgboard.Board{TeamId: b.TeamID, Columns: make([]orgboard.BoardColumn, len(b.Columns))}
 	for i, c := range b.Columns {
 		out.Columns[i] = orgboard.BoardColumn{
-			Status: orgboard.TaskStatus(c.Status),
+			Status: orgboard.WorkItemStatus(c.Status),
 			Title:  orgboard.BoardColumnTitle(domain.ColumnTitle(c.Status)),
 			Items:  mapSlice(c.Items, workItemOut),
 		}

@@ -173,7 +173,7 @@ type world struct {
 	productA, productB                     orgboard.Product
 	teamA1, teamA2, teamB                  orgboard.Team
 	seatA1                                 orgboard.Seat
-	taskA1, taskA2, taskB                  orgboard.Task
+	taskA1, taskA2, taskB                  orgboard.WorkItem
 }
 
 func (e *env) world() *world {
@@ -228,10 +228,10 @@ func (e *env) team(c caller, org uuid.UUID, product *uuid.UUID, name string) org
 		orgboard.TeamCreate{OrganizationId: org, ProductId: product, Name: name}, as(c))).JSON201
 }
 
-func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.Task {
+func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.WorkItem {
 	e.t.Helper()
 	return *must[*orgboard.CreateTaskResponse](e.t, 201)(e.client.CreateTaskWithResponse(e.ctx,
-		orgboard.TaskCreate{TeamId: team, Type: orgboard.TaskTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
+		orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
 }
 
 // flipSeatToAI makes a seat ai with a stand-in agent id, without configuring an agent:

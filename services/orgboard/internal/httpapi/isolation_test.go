@@ -71,17 +71,17 @@ func TestACallerOutsideAnOrganizationLearnsNothingAboutIt(t *testing.T) {
 			return code(c.ListSeatsWithResponse(ctx, &orgboard.ListSeatsParams{TeamId: id}, b))
 		}},
 		{"createTask", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateTaskWithResponse(ctx, orgboard.TaskCreate{TeamId: id, Type: orgboard.TaskTypeBug, Title: "x"}, b))
+			return code(c.CreateTaskWithResponse(ctx, orgboard.WorkItemCreate{TeamId: id, Type: orgboard.WorkItemTypeBug, Title: "x"}, b))
 		}},
 		{"getBoard", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.GetBoardWithResponse(ctx, &orgboard.GetBoardParams{TeamId: id}, b))
 		}},
 		{"getTask", w.taskA1.Id, func(id uuid.UUID) (int, []byte, error) { return code(c.GetTaskWithResponse(ctx, id, b)) }},
 		{"moveTask", w.taskA1.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.MoveTaskWithResponse(ctx, id, orgboard.TaskMove{Status: orgboard.TaskStatusInProgress}, b))
+			return code(c.MoveTaskWithResponse(ctx, id, orgboard.WorkItemMove{Status: orgboard.WorkItemStatusInProgress}, b))
 		}},
 		{"assignTask", w.taskA1.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.AssignTaskWithResponse(ctx, id, orgboard.TaskAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.ownerB.user}}, b))
+			return code(c.AssignTaskWithResponse(ctx, id, orgboard.WorkItemAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.ownerB.user}}, b))
 		}},
 		{"listAuditEntries", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.ListAuditEntriesWithResponse(ctx, &orgboard.ListAuditEntriesParams{OrganizationId: id}, b))

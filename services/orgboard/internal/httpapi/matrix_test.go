@@ -24,7 +24,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	c, ctx := e.client, e.ctx
 	n := 0
 	unique := func(s string) string { n++; return fmt.Sprintf("%s %d", s, n) }
-	freshTask := func() orgboard.Task { return e.task(w.ownerA, w.teamA1.Id, nil, unique("task")) }
+	freshTask := func() orgboard.WorkItem { return e.task(w.ownerA, w.teamA1.Id, nil, unique("task")) }
 	const skip = 0
 	type row struct {
 		op   string
@@ -116,7 +116,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.ListSeatsWithResponse(ctx, &orgboard.ListSeatsParams{TeamId: w.teamA1.Id}, as(who)))
 		}},
 		{"createTask", [5]int{201, 201, 201, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateTaskWithResponse(ctx, orgboard.TaskCreate{TeamId: w.teamA1.Id, Type: orgboard.TaskTypeStory, Title: unique("story")}, as(who)))
+			return st(c.CreateTaskWithResponse(ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeStory, Title: unique("story")}, as(who)))
 		}},
 		{"getTask", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.GetTaskWithResponse(ctx, w.taskA1.Id, as(who)))
@@ -125,10 +125,10 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.GetBoardWithResponse(ctx, &orgboard.GetBoardParams{TeamId: w.teamA1.Id}, as(who)))
 		}},
 		{"moveTask", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
-			return st(c.MoveTaskWithResponse(ctx, freshTask().Id, orgboard.TaskMove{Status: orgboard.TaskStatusInProgress}, as(who)))
+			return st(c.MoveTaskWithResponse(ctx, freshTask().Id, orgboard.WorkItemMove{Status: orgboard.WorkItemStatusInProgress}, as(who)))
 		}},
 		{"assignTask", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
-			return st(c.AssignTaskWithResponse(ctx, freshTask().Id, orgboard.TaskAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.memberA.user}}, as(who)))
+			return st(c.AssignTaskWithResponse(ctx, freshTask().Id, orgboard.WorkItemAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.memberA.user}}, as(who)))
 		}},
 		{"getCartable", [5]int{200, 200, 200, 200, 401}, func(who caller) (int, error) {
 			return st(c.GetCartableWithResponse(ctx, &orgboard.GetCartableParams{}, as(who)))

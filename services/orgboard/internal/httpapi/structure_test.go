@@ -83,11 +83,11 @@ func TestReferencesOutsideTheOrganizationAre400(t *testing.T) {
 			return code(r, err)
 		}},
 		{"a work item whose parent is in another team", "body.parent_id", func() (int, []byte, error) {
-			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.TaskCreate{TeamId: w.teamA1.Id, Type: orgboard.TaskTypeTask, Title: "X", ParentId: &w.taskA2.Id}, as(w.ownerA))
+			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskA2.Id}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a work item whose parent is in another organization", "body.parent_id", func() (int, []byte, error) {
-			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.TaskCreate{TeamId: w.teamA1.Id, Type: orgboard.TaskTypeTask, Title: "X", ParentId: &w.taskB.Id}, as(w.ownerA))
+			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskB.Id}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a human seat for a user outside the organization", "body.user_id", func() (int, []byte, error) {
@@ -99,7 +99,7 @@ func TestReferencesOutsideTheOrganizationAre400(t *testing.T) {
 			return code(r, err)
 		}},
 		{"an assignee outside the organization", "body.assignee.id", func() (int, []byte, error) {
-			r, err := c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.TaskAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.ownerB.user}}, as(w.ownerA))
+			r, err := c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.WorkItemAssign{Assignee: &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.ownerB.user}}, as(w.ownerA))
 			return code(r, err)
 		}},
 	}

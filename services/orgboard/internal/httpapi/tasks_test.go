@@ -11,8 +11,8 @@ func TestTasksStartInTheBacklogAndKeepTheirParentInTheTeam(t *testing.T) {
 	e := newEnv(t)
 	w := e.world()
 	child := e.task(w.memberA, w.teamA1.Id, &w.taskA1.Id, "child")
-	if child.Status != orgboard.TaskStatusBacklog || child.Assignee != nil || *child.ParentId != w.taskA1.Id ||
-		child.CreatedBy != w.memberA.user || child.OrganizationId != w.orgA.Id || child.Type != orgboard.TaskTypeTask {
+	if child.Status != orgboard.WorkItemStatusBacklog || child.Assignee != nil || *child.ParentId != w.taskA1.Id ||
+		child.CreatedBy != w.memberA.user || child.OrganizationId != w.orgA.Id || child.Type != orgboard.WorkItemTypeTask {
 		t.Fatalf("work item %+v", child)
 	}
 	got := must[*orgboard.GetTaskResponse](t, 200)(e.client.GetTaskWithResponse(e.ctx, child.Id, as(w.leadA))).JSON200
@@ -27,17 +27,17 @@ func TestTheBoardHasTheFourColumnsInOrder(t *testing.T) {
 	w := e.world()
 	c := e.client
 	second := e.task(w.memberA, w.teamA1.Id, nil, "second")
-	must[*orgboard.MoveTaskResponse](t, 200)(c.MoveTaskWithResponse(e.ctx, second.Id, orgboard.TaskMove{Status: orgboard.TaskStatusInProgress}, as(w.memberA)))
+	must[*orgboard.MoveTaskResponse](t, 200)(c.MoveTaskWithResponse(e.ctx, second.Id, orgboard.WorkItemMove{Status: orgboard.WorkItemStatusInProgress}, as(w.memberA)))
 	board := must[*orgboard.GetBoardResponse](t, 200)(c.GetBoardWithResponse(e.ctx, &orgboard.GetBoardParams{TeamId: w.teamA1.Id}, as(w.memberA))).JSON200
 	want := []struct {
-		status orgboard.TaskStatus
+		status orgboard.WorkItemStatus
 		title  orgboard.BoardColumnTitle
 		items  int
 	}{
-		{orgboard.TaskStatusBacklog, "backlog", 1},
-		{orgboard.TaskStatusInProgress, "in progress", 1},
-		{orgboard.TaskStatusInReview, "in review", 0},
-		{orgboard.TaskStatusDone, "done", 0},
+		{orgboard.WorkItemStatusBacklog, "backlog", 1},
+		{orgboard.WorkItemStatusInProgress, "in progress", 1},
+		{orgboard.WorkItemStatusInReview, "in review", 0},
+		{orgboard.WorkItemStatusDone, "done", 0},
 	}
 	if board.TeamId != w.teamA1.Id || len(board.Columns) != 4 {
 		t.Fatalf("board %+v", board)
@@ -57,24 +57,24 @@ func TestMovesFollowTheTransitionsAndAreAudited(t *testing.T) {
 	e := newEnv(t)
 	w := e.world()
 	c := e.client
-	move := func(to orgboard.TaskStatus, want int) *orgboard.MoveTaskResponse {
+	move := func(to orgboard.WorkItemStatus, want int) *orgboard.MoveTaskResponse {
 		t.Helper()
-		return must[*orgboard.MoveTaskResponse](t, want)(c.MoveTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.TaskMove{Status: to}, as(w.memberA)))
+		return must[*orgboard.MoveTaskResponse](t, want)(c.MoveTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.WorkItemMove{Status: to}, as(w.memberA)))
 	}
-	move(orgboard.TaskStatusDone, 409)       // backlog -> done skips the work
-	move(orgboard.TaskStatusInReview, 409)   // backlog -> in review too
-	move(orgboard.TaskStatusInProgress, 200) // backlog -> in progress
-	move(orgboard.TaskStatusBacklog, 200)    // back to the backlog
-	move(orgboard.TaskStatusInProgress, 200)
-	move(orgboard.TaskStatusInReview, 200)
-	move(orgboard.TaskStatusBacklog, 409) // in review -> backlog is not a step
-	done := move(orgboard.TaskStatusDone, 200).JSON200
-	if done.Status != orgboard.TaskStatusDone || !done.UpdatedAt.After(w.taskA1.UpdatedAt) {
+	move(orgboard.WorkItemStatusDone, 409)       // backlog -> done skips the work
+	move(orgboard.WorkItemStatusInReview, 409)   // backlog -> in review too
+	move(orgboard.WorkItemStatusInProgress, 200) // backlog -> in progress
+	move(orgboard.WorkItemStatusBacklog, 200)    // back to the backlog
+	move(orgboard.WorkItemStatusInProgress, 200)
+	move(orgboard.WorkItemStatusInReview, 200)
+	move(orgboard.WorkItemStatusBacklog, 409) // in review -> backlog is not a step
+	done := move(orgboard.WorkItemStatusDone, 200).JSON200
+	if done.Status != orgboard.WorkItemStatusDone || !done.UpdatedAt.After(w.taskA1.UpdatedAt) {
 		t.Fatalf("moved item %+v", done)
 	}
-	move(orgboard.TaskStatusDone, 200) // to the current status: a no-op
-	move(orgboard.TaskStatusInReview, 409)
-	move(orgboard.TaskStatusInProgress, 200) // reopen
+	move(orgboard.WorkItemStatusDone, 200) // to the current status: a no-op
+	move(orgboard.WorkItemStatusInReview, 409)
+	move(orgboard.WorkItemStatusInProgress, 200) // reopen
 	page := must[*orgboard.ListAuditEntriesResponse](t, 200)(c.ListAuditEntriesWithResponse(e.ctx, &orgboard.ListAuditEntriesParams{
 		OrganizationId: w.orgA.Id, Action: ptr("task.moved"), TargetId: &w.taskA1.Id}, as(w.ownerA))).JSON200
 	// Six effective moves; refused moves and the no-op wrote nothing.
@@ -93,9 +93,9 @@ func TestAssignedWorkAppearsInTheAssigneesCartable(t *testing.T) {
 	e := newEnv(t)
 	w := e.world()
 	c := e.client
-	assign := func(item orgboard.Task, a *orgboard.Assignee, want int) *orgboard.AssignTaskResponse {
+	assign := func(item orgboard.WorkItem, a *orgboard.Assignee, want int) *orgboard.AssignTaskResponse {
 		t.Helper()
-		return must[*orgboard.AssignTaskResponse](t, want)(c.AssignTaskWithResponse(e.ctx, item.Id, orgboard.TaskAssign{Assignee: a}, as(w.leadA)))
+		return must[*orgboard.AssignTaskResponse](t, want)(c.AssignTaskWithResponse(e.ctx, item.Id, orgboard.WorkItemAssign{Assignee: a}, as(w.leadA)))
 	}
 	toMember := &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: w.memberA.user}
 	got := assign(w.taskA1, toMember, 200).JSON200
@@ -104,8 +104,8 @@ func TestAssignedWorkAppearsInTheAssigneesCartable(t *testing.T) {
 	}
 	finished := e.task(w.ownerA, w.teamA2.Id, nil, "finished")
 	assign(finished, toMember, 200)
-	for _, s := range []orgboard.TaskStatus{"in_progress", "in_review", "done"} {
-		must[*orgboard.MoveTaskResponse](t, 200)(c.MoveTaskWithResponse(e.ctx, finished.Id, orgboard.TaskMove{Status: s}, as(w.ownerA)))
+	for _, s := range []orgboard.WorkItemStatus{"in_progress", "in_review", "done"} {
+		must[*orgboard.MoveTaskResponse](t, 200)(c.MoveTaskWithResponse(e.ctx, finished.Id, orgboard.WorkItemMove{Status: s}, as(w.ownerA)))
 	}
 	cart := must[*orgboard.GetCartableResponse](t, 200)(c.GetCartableWithResponse(e.ctx, &orgboard.GetCartableParams{}, as(w.memberA))).JSON200
 	if cart.UserId != w.memberA.user || len(cart.Items) != 1 || cart.Items[0].Id != w.taskA1.Id {
@@ -142,12 +142,12 @@ func TestWorkCanBeAssignedToAnAISeatOfTheTeamOnly(t *testing.T) {
 	c := e.client
 	toSeat := &orgboard.Assignee{Kind: orgboard.AssigneeKindSeat, Id: w.seatA1.Id}
 	// An open seat is not an assignee.
-	must[*orgboard.AssignTaskResponse](t, 400)(c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.TaskAssign{Assignee: toSeat}, as(w.memberA)))
+	must[*orgboard.AssignTaskResponse](t, 400)(c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.WorkItemAssign{Assignee: toSeat}, as(w.memberA)))
 	e.flipSeatToAI(w.seatA1.Id)
-	got := must[*orgboard.AssignTaskResponse](t, 200)(c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.TaskAssign{Assignee: toSeat}, as(w.memberA))).JSON200
+	got := must[*orgboard.AssignTaskResponse](t, 200)(c.AssignTaskWithResponse(e.ctx, w.taskA1.Id, orgboard.WorkItemAssign{Assignee: toSeat}, as(w.memberA))).JSON200
 	if got.Assignee.Kind != orgboard.AssigneeKindSeat || got.Assignee.Id != w.seatA1.Id {
 		t.Fatalf("assigned %+v", got.Assignee)
 	}
 	// An ai seat of another team is not either.
-	must[*orgboard.AssignTaskResponse](t, 400)(c.AssignTaskWithResponse(e.ctx, w.taskA2.Id, orgboard.TaskAssign{Assignee: toSeat}, as(w.memberA)))
+	must[*orgboard.AssignTaskResponse](t, 400)(c.AssignTaskWithResponse(e.ctx, w.taskA2.Id, orgboard.WorkItemAssign{Assignee: toSeat}, as(w.memberA)))
 }
