@@ -17,11 +17,26 @@ import (
 	"github.com/pressly/goose/v3/lock"
 )
 
-// Open connects a pool and checks that the server answers.
-func Open(ctx context.Context, url string) (*pgxpool.Pool, error) {
+// PoolOption adjusts the pool's configuration before the pool is opened.
+type PoolOption func(*pgxpool.Config)
+
+// MaxConns bounds the pool's connections; 0 leaves pgx's own bound.
+func MaxConns(n int32) PoolOption {
+	return func(c *pgxpool.Config) {
+		if n > 0 {
+			c.MaxConns = n
+		}
+	}
+}
+
+// Open connects a pool to url, configured by opts, and checks that the database answers.
+func Open(ctx context.Context, url string, opts ...PoolOption) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
+	}
+	for _, o := range opts {
+		o(cfg)
 	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {

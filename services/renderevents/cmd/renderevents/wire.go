@@ -35,22 +35,7 @@ func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
 			return nil, err
 		}
 	}
-	cfg, err := pgxpool.ParseConfig(c.DatabaseURL)
-	if err != nil {
-		return nil, err
-	}
-	if c.DBMaxConns > 0 {
-		cfg.MaxConns = c.DBMaxConns
-	}
-	pool, err := pgxpool.NewWithConfig(ctx, cfg)
-	if err != nil {
-		return nil, err
-	}
-	if err := pool.Ping(ctx); err != nil {
-		pool.Close()
-		return nil, err
-	}
-	return pool, nil
+	return pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(c.DBMaxConns))
 }
 
 // Deps are what the service is built on.
