@@ -840,7 +840,9 @@ type ListRenderJobsParams struct {
 
 // StreamRenderJobProgressParams defines parameters for StreamRenderJobProgress.
 type StreamRenderJobProgressParams struct {
-	// LastEventID The id of the last frame the client received (reconnection).
+	// LastEventID The id of the last frame the client received, when it reconnects: a time in microseconds
+	// since the Unix epoch. Progress messages not after that time are not sent again; a malformed
+	// value is ignored.
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 

@@ -88,10 +88,15 @@ export interface paths {
          *     - A terminal frame `event: completed`, `event: failed` or `event: cancelled`, data the final
          *       `RenderJob`; the server then ends the stream. When the job is already terminal on connect,
          *       the stream is the `state` frame followed by the terminal frame.
-         *     - `id` is a sequence number, increasing monotonically within the job. A client that reconnects
-         *       with `Last-Event-ID` receives the current state first and then only frames with a greater
-         *       id; progress frames missed meanwhile are not replayed (progress is transient), but the state
-         *       frame carries the latest progress.
+         *     - `id` is a time, in microseconds since the Unix epoch (a decimal integer): for a `progress`
+         *       frame the `event_time` of the progress message, for a `state` or terminal frame the time of
+         *       the job's last change. Ids increase within a stream: a frame whose time is not after the
+         *       previous id gets that id + 1. Since ids come from event times, every instance of the service
+         *       gives a job's frames the same ids, so a client may reconnect to any instance.
+         *     - Reconnecting: send the id of the last frame received as `Last-Event-ID`. The stream then
+         *       starts with the current `state` frame (its id is never below the given one) and carries only progress messages whose event time is after it. Progress
+         *       frames missed while disconnected are not replayed (progress is transient), but the `state`
+         *       frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
          *     - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
          *
          *     Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
@@ -1055,7 +1060,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description The id of the last frame the client received (reconnection). */
+                /**
+                 * @description The id of the last frame the client received, when it reconnects: a time in microseconds
+                 *     since the Unix epoch. Progress messages not after that time are not sent again; a malformed
+                 *     value is ignored.
+                 */
                 "Last-Event-ID"?: string;
             };
             path: {
