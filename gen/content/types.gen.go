@@ -523,11 +523,20 @@ type PresetStoryScene struct {
 
 // Problem RFC 9457 problem details.
 type Problem struct {
-	Detail   *string       `json:"detail,omitempty"`
-	Errors   *[]FieldError `json:"errors,omitempty"`
-	Instance *string       `json:"instance,omitempty"`
-	Status   int           `json:"status"`
-	Title    string        `json:"title"`
+	Detail *string       `json:"detail,omitempty"`
+	Errors *[]FieldError `json:"errors,omitempty"`
+
+	// Instance The path of the request that failed.
+	//
+	// Example: /v1/templates/0190b2a4-7c1e-7000-8000-000000000001
+	Instance *string `json:"instance,omitempty"`
+
+	// RequestId The id of the request, the same as the X-Request-Id response header: the X-Request-Id you sent (up to 128 visible ASCII characters), else one the service made. Quote it when you report a problem; it finds the request in the service's logs.
+	//
+	// Example: 0190b2a4-7c1e-7000-8000-00000000a1b2
+	RequestId string `json:"request_id"`
+	Status    int    `json:"status"`
+	Title     string `json:"title"`
 
 	// Type URI reference identifying the problem type
 	//

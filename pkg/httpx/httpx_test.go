@@ -223,6 +223,9 @@ func do(t testing.TB, method, url, token, contentType, body string, header ...st
 		if r.problem.Status != resp.StatusCode {
 			t.Fatalf("problem status %d != %d", r.problem.Status, resp.StatusCode)
 		}
+		if id := resp.Header.Get("X-Request-Id"); r.problem.RequestID != id || id == "" {
+			t.Fatalf("problem request_id %q, want the X-Request-Id %q", r.problem.RequestID, id)
+		}
 	}
 	return r
 }

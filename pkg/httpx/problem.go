@@ -28,6 +28,9 @@ type Problem struct {
 	Detail   string         `json:"detail,omitempty"`
 	Instance string         `json:"instance,omitempty"`
 	Errors   []FieldProblem `json:"errors,omitempty"`
+	// RequestID repeats the X-Request-Id response header in the body, where a caller that logs
+	// or forwards only the body still finds what to quote when asking about the failure.
+	RequestID string `json:"request_id"`
 }
 
 // FieldProblem names one offending input field, e.g. {"query.page", "must be an integer"}.
@@ -148,6 +151,7 @@ func errorHandler(service string, log *slog.Logger) echo.HTTPErrorHandler {
 		req := c.Request()
 		p, internal := problemFor(err)
 		p.Instance = req.URL.Path
+		p.RequestID = c.Response().Header().Get(HeaderRequestID)
 		if internal {
 			log.ErrorContext(req.Context(), "request failed", slog.String("error", err.Error()),
 				slog.String("method", req.Method), slog.String("path", req.URL.Path))

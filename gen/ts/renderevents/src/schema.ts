@@ -429,7 +429,16 @@ export interface components {
             title: string;
             status: number;
             detail?: string;
+            /**
+             * @description The path of the request that failed.
+             * @example /v1/render-jobs/0190b2a4-7c1e-7000-8000-000000000001
+             */
             instance?: string;
+            /**
+             * @description The id of the request, the same as the X-Request-Id response header: the X-Request-Id you sent (up to 128 visible ASCII characters), else one the service made. Quote it when you report a problem; it finds the request in the service's logs.
+             * @example 0190b2a4-7c1e-7000-8000-00000000a1b2
+             */
+            request_id: string;
             errors?: components["schemas"]["FieldError"][];
         };
         FieldError: {
