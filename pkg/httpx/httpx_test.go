@@ -11,13 +11,13 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
@@ -55,13 +55,14 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func loadSpec(t testing.TB) *openapi3.T {
+// specDocument is the test service's contract as its file holds it.
+func specDocument(t testing.TB) []byte {
 	t.Helper()
-	spec, err := openapi3.NewLoader().LoadFromFile("testdata/spec.yaml")
+	doc, err := os.ReadFile("testdata/spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return doc
 }
 
 type fixture struct {
@@ -100,11 +101,11 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		t.Fatal(err)
 	}
 	opts := httpx.Options{
-		Service:   "things",
-		Logger:    telemetry.NewLogger(logs, slog.LevelDebug, "things"),
-		Spec:      loadSpec(t),
-		Auth:      a,
-		Telemetry: tel,
+		Service:      "things",
+		Logger:       telemetry.NewLogger(logs, slog.LevelDebug, "things"),
+		SpecDocument: specDocument(t),
+		Auth:         a,
+		Telemetry:    tel,
 	}
 	if tune != nil {
 		tune(&opts)
@@ -525,11 +526,16 @@ func TestBuiltInRoutes(t *testing.T) {
 			t.Fatalf("metrics:\n%s", r.body)
 		}
 	})
-	t.Run("openapi.yaml is the spec", func(t *testing.T) {
+	t.Run("openapi.yaml is the spec file byte for byte, as text a browser shows", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/openapi.yaml", "", "", "")
-		spec, err := openapi3.NewLoader().LoadFromData([]byte(r.body))
-		if err != nil || spec.Paths.Value("/things") == nil || spec.Servers[0].URL != "http://localhost:8081/v1" {
-			t.Fatalf("served spec: %v", err)
+		if r.status != 200 || r.body != string(specDocument(t)) {
+			t.Fatalf("served %d, %d bytes; want the %d bytes of testdata/spec.yaml", r.status, len(r.body), len(specDocument(t)))
+		}
+		if ct := r.header.Get("Content-Type"); ct != httpx.SpecContentType || !strings.HasPrefix(ct, "text/") {
+			t.Fatalf("Content-Type %q", ct)
+		}
+		if r := do(t, "HEAD", f.url+"/openapi.yaml", "", "", ""); r.status != 200 || r.body != "" {
+			t.Fatalf("HEAD: %d %q", r.status, r.body)
 		}
 	})
 	t.Run("docs list operations without external resources", func(t *testing.T) {
@@ -546,6 +552,14 @@ func TestBuiltInRoutes(t *testing.T) {
 			t.Fatal("docs load external resources")
 		}
 	})
+}
+
+func TestABodyLimitForAnOperationTheSpecLacksIsRefusedAtStart(t *testing.T) {
+	_, err := httpx.New(httpx.Options{Service: "things", SpecDocument: specDocument(t), Logger: slog.New(slog.DiscardHandler),
+		Auth: &auth.Authenticator{}, OperationBodyLimits: map[string]int64{"UploadFile": 1 << 20}})
+	if err == nil || !strings.Contains(err.Error(), `"UploadFile"`) {
+		t.Fatalf("New accepted a limit for an unknown operation (the spec has uploadFile): %v", err)
+	}
 }
 
 func TestRequestIDAndTraceReachTheAccessLog(t *testing.T) {
@@ -571,8 +585,8 @@ func TestRequestIDAndTraceReachTheAccessLog(t *testing.T) {
 }
 
 func TestServeDrainsInFlightRequests(t *testing.T) {
-	e, err := httpx.New(httpx.Options{Service: "drain", Spec: &openapi3.T{OpenAPI: "3.0.3",
-		Info: &openapi3.Info{Title: "t", Version: "1"}, Paths: openapi3.NewPaths()}, Logger: slog.New(slog.DiscardHandler)})
+	e, err := httpx.New(httpx.Options{Service: "drain", SpecDocument: []byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"),
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

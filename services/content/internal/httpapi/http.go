@@ -2,15 +2,14 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
+	"github.com/videotpl/platform/specs"
 )
 
 // HTTPOptions configure NewHTTP.
@@ -27,11 +26,11 @@ type HTTPOptions struct {
 // NewHTTP returns the echo server of the content API: pkg/httpx's middleware (authentication
 // and validation against the embedded spec, problem+json) with every operation of s mounted.
 func NewHTTP(s *Server, o HTTPOptions) (*echo.Echo, error) {
-	spec, err := content.GetSpec()
+	doc, err := specs.OpenAPI("content")
 	if err != nil {
-		return nil, fmt.Errorf("content spec: %w", err)
+		return nil, err
 	}
-	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, Spec: spec, Auth: o.Auth,
+	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, SpecDocument: doc, Auth: o.Auth,
 		Ready: o.Ready, Telemetry: o.Telemetry, OperationBodyLimits: o.OperationBodyLimits})
 	if err != nil {
 		return nil, err

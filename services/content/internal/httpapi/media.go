@@ -28,17 +28,16 @@ type Media = *app.Media
 const multipartOverhead = 1 << 20
 
 // MediaBodyLimits are the body limits of the upload operations for
-// httpx.Options.OperationBodyLimits, keyed by the operationIds of the embedded spec (which
-// oapi-codegen stores capitalised, as its method names): the file bound plus the multipart
-// overhead. A body that
-// declares more is refused at once; the handlers stop a body whose file part passes the
-// bound while streaming (413 too, the AEP one pointing to the multipart upload).
+// httpx.Options.OperationBodyLimits, keyed by their operationIds in the spec: the file bound plus
+// the multipart overhead. A body that declares more is refused at once; the handlers stop a body
+// whose file part passes the bound while streaming (413 too, the AEP one pointing to the
+// multipart upload).
 func MediaBodyLimits(m Media) map[string]int64 {
 	c := m.Config()
 	return map[string]int64{
-		"UploadProjectAep":   c.AepMaxSingleUpload + multipartOverhead,
-		"CreateFont":         c.FontMaxBytes + multipartOverhead,
-		"GenerateSvgPreview": c.ImageMaxBytes + multipartOverhead,
+		"uploadProjectAep":   c.AepMaxSingleUpload + multipartOverhead,
+		"createFont":         c.FontMaxBytes + multipartOverhead,
+		"generateSvgPreview": c.ImageMaxBytes + multipartOverhead,
 	}
 }
 

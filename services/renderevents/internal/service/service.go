@@ -18,7 +18,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 
-	api "github.com/videotpl/platform/gen/renderevents"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
@@ -32,6 +31,7 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/outbound"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/migrations"
+	"github.com/videotpl/platform/specs"
 )
 
 // Name is the service's name in logs, metrics, queues and the inbox.
@@ -185,11 +185,11 @@ func New(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("progress consumer: %w", err)
 	}
 
-	spec, err := api.GetSpec()
+	doc, err := specs.OpenAPI(Name)
 	if err != nil {
-		return nil, fmt.Errorf("embedded spec: %w", err)
+		return nil, err
 	}
-	e, err := httpx.New(httpx.Options{Service: Name, Logger: log, Spec: spec, Auth: d.Auth, Telemetry: d.Telemetry,
+	e, err := httpx.New(httpx.Options{Service: Name, Logger: log, SpecDocument: doc, Auth: d.Auth, Telemetry: d.Telemetry,
 		Ready: s.readiness})
 	if err != nil {
 		return nil, err
