@@ -32,8 +32,19 @@ node_modules/.package-lock.json: package.json package-lock.json
 tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json ## Install every pinned tool (idempotent)
 
 ## ---- generation --------------------------------------------------------------------
+# Redoc's standalone bundle, which every service serves at /docs, is copied from the pinned npm
+# package into pkg/httpx/docsassets and committed, so `go build` needs no npm;
+# pkg/httpx/docs_test.go fails when the copy differs from node_modules.
+DOCS_ASSETS := pkg/httpx/docsassets
+REDOC := node_modules/redoc
+
+.PHONY: docs-assets
+docs-assets: node_modules/.package-lock.json ## Copy the pinned Redoc bundle (and its licences) into pkg/httpx/docsassets
+	cp $(REDOC)/bundles/redoc.standalone.js $(REDOC)/bundles/redoc.standalone.js.LICENSE.txt $(DOCS_ASSETS)/
+	cp $(REDOC)/LICENSE $(DOCS_ASSETS)/LICENSE
+
 .PHONY: generate
-generate: tools ## Regenerate everything under gen/ from specs/ and queries
+generate: tools docs-assets ## Regenerate everything under gen/ from specs/ and queries, and the docs assets
 	@for s in $(SERVICES); do for p in $(OAPI_PARTS); do \
 	  $(TOOLS_DIR)/oapi-codegen -config specs/codegen/$$s/$$p.yaml specs/openapi/$$s.yaml; done; done
 	$(TOOLS_DIR)/sqlc generate -f sqlc.yaml

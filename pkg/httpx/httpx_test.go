@@ -2,7 +2,10 @@ package httpx_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +15,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -534,22 +538,64 @@ func TestBuiltInRoutes(t *testing.T) {
 		if ct := r.header.Get("Content-Type"); ct != httpx.SpecContentType || !strings.HasPrefix(ct, "text/") {
 			t.Fatalf("Content-Type %q", ct)
 		}
-		if r := do(t, "HEAD", f.url+"/openapi.yaml", "", "", ""); r.status != 200 || r.body != "" {
-			t.Fatalf("HEAD: %d %q", r.status, r.body)
+	})
+	t.Run("docs is a Redoc page that loads its bundle and the spec from this server", func(t *testing.T) {
+		r := do(t, "GET", f.url+"/docs", "", "", "")
+		for _, want := range []string{`<title>httpx test service 1.0.0</title>`, `spec-url="openapi.yaml"`,
+			`<script src="docs/redoc.standalone.js">`, `expand-responses="200,201,202,204"`} {
+			if !strings.Contains(r.body, want) {
+				t.Fatalf("docs lack %q:\n%s", want, r.body)
+			}
+		}
+		if strings.Contains(r.body, "https://") || strings.Contains(r.body, "http://") {
+			t.Fatalf("docs refer to another host:\n%s", r.body)
+		}
+		// The policy admits this server's scripts and the page's one inline script, by its hash.
+		csp := r.header.Get("Content-Security-Policy")
+		inline := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(r.body, -1)
+		if len(inline) != 1 {
+			t.Fatalf("%d inline scripts, want the one guard", len(inline))
+		}
+		sum := sha256.Sum256([]byte(inline[0][1]))
+		for _, want := range []string{"default-src 'none'", "script-src 'self' 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'",
+			"img-src 'self' data:", "connect-src 'self'"} {
+			if !strings.Contains(csp, want) {
+				t.Fatalf("Content-Security-Policy %q lacks %q", csp, want)
+			}
 		}
 	})
-	t.Run("docs list operations without external resources", func(t *testing.T) {
-		r := do(t, "GET", f.url+"/docs", "", "", "")
-		for _, want := range []string{"listThings", "Create a thing", "/admin/servers", "ServiceToken", "query.page", `id="schema-NewThing"`} {
-			if want == "query.page" {
-				want = "<code>page</code>"
-			}
-			if !strings.Contains(r.body, want) {
-				t.Fatalf("docs lack %q", want)
+	t.Run("HEAD answers 200 on docs and the spec", func(t *testing.T) {
+		for _, path := range []string{"/docs", "/openapi.yaml", httpx.RedocAsset} {
+			if r := do(t, "HEAD", f.url+path, "", "", ""); r.status != 200 || r.body != "" {
+				t.Fatalf("HEAD %s: %d %q", path, r.status, r.body)
 			}
 		}
-		if strings.Contains(r.body, "<script") || strings.Contains(r.body, "https://") {
-			t.Fatal("docs load external resources")
+	})
+	t.Run("the Redoc bundle is served gzipped and revalidated by ETag", func(t *testing.T) {
+		plain := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "identity")
+		if plain.status != 200 || !strings.HasPrefix(plain.header.Get("Content-Type"), "text/javascript") ||
+			!strings.Contains(plain.body, "Redoc") || len(plain.body) < 100_000 {
+			t.Fatalf("bundle: %d %q, %d bytes", plain.status, plain.header.Get("Content-Type"), len(plain.body))
+		}
+		// Setting Accept-Encoding by hand keeps the transport from decompressing the body.
+		zipped := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "gzip, deflate")
+		if zipped.header.Get("Content-Encoding") != "gzip" || len(zipped.body) >= len(plain.body)/2 {
+			t.Fatalf("gzipped bundle: encoding %q, %d bytes of %d", zipped.header.Get("Content-Encoding"), len(zipped.body), len(plain.body))
+		}
+		zr, err := gzip.NewReader(strings.NewReader(zipped.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unzipped, err := io.ReadAll(zr); err != nil || string(unzipped) != plain.body {
+			t.Fatalf("the gzipped bundle is not the bundle: %v", err)
+		}
+		etag := zipped.header.Get("ETag")
+		if etag == "" || etag == plain.header.Get("ETag") {
+			t.Fatalf("ETags %q (gzip) and %q (identity) must be set and differ", etag, plain.header.Get("ETag"))
+		}
+		again := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "gzip", "If-None-Match", etag)
+		if again.status != http.StatusNotModified || again.body != "" {
+			t.Fatalf("revalidation: %d, %d bytes", again.status, len(again.body))
 		}
 	})
 }

@@ -26,10 +26,6 @@ import (
 	"github.com/videotpl/platform/pkg/telemetry"
 )
 
-// SpecContentType is the media type of /openapi.yaml: a text/ type, so that a browser shows the
-// document instead of downloading it (Chromium downloads application/yaml), and YAML tools accept.
-const SpecContentType = "text/yaml; charset=utf-8"
-
 // DefaultBodyLimit bounds request bodies unless Options say otherwise (1 MiB).
 const DefaultBodyLimit int64 = 1 << 20
 
@@ -40,7 +36,7 @@ type Options struct {
 	// Logger receives access logs and internal errors; default slog.Default().
 	Logger *slog.Logger
 	// SpecDocument is the service's OpenAPI document as written (specs.OpenAPI): /openapi.yaml
-	// serves these bytes unchanged. Required.
+	// serves these bytes unchanged and /docs renders them. Required.
 	SpecDocument []byte
 	// Spec is the parsed contract; requests to its operations are authenticated and validated
 	// against it. Nil means SpecDocument parsed.
@@ -99,9 +95,9 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpx: metrics: %w", err)
 	}
-	docs, err := renderDocs(opts.Spec)
+	docs, err := newDocs(opts.Spec, opts.SpecDocument)
 	if err != nil {
-		return nil, fmt.Errorf("httpx: render docs: %w", err)
+		return nil, fmt.Errorf("httpx: docs page: %w", err)
 	}
 
 	e := echo.New()
@@ -128,12 +124,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
-	e.Match([]string{http.MethodGet, http.MethodHead}, "/openapi.yaml", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, SpecContentType, opts.SpecDocument)
-	})
-	e.GET("/docs", func(c echo.Context) error {
-		return c.HTMLBlob(http.StatusOK, docs)
-	})
+	docs.register(e)
 	return e, nil
 }
 
