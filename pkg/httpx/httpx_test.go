@@ -474,10 +474,28 @@ func TestErrorsBecomeProblems(t *testing.T) {
 	}
 	t.Run("an unknown route is a 404 problem", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/v1/nowhere", "", "", "")
-		if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Instance != "/v1/nowhere" {
+		if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Instance != "/v1/nowhere" || r.problem.Detail != "" {
 			t.Fatalf("got %d %+v", r.status, r.problem)
 		}
 	})
+	id := uuid.NewString()
+	for _, tt := range []struct{ name, method, path, meant string }{
+		{"a path without the base path names the path with it", "GET", "/things/" + id, "/v1/things/" + id},
+		{"a path with a prefix too many names the path without it", "GET", "/api/v1/things", "/v1/things"},
+		{"a path below an operation's last parameter is a 404, not a parameter error", "GET", "/v1/things/" + id + "/parts", ""},
+		{"a path below an operation's last parameter is a 404 for any method, not a 405", "DELETE", "/v1/things/" + id + "/parts", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, tt.method, f.url+tt.path, "", "", "")
+			want := ""
+			if tt.meant != "" {
+				want = "nothing is served at " + tt.path + "; did you mean " + tt.meant + "?"
+			}
+			if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Detail != want {
+				t.Fatalf("got %d %+v, want 404 with detail %q", r.status, r.problem, want)
+			}
+		})
+	}
 	t.Run("a known route with another method is a 405 problem", func(t *testing.T) {
 		r := do(t, "DELETE", f.url+"/v1/public", "", "", "")
 		if r.status != 405 || r.problem.Type != httpx.ProblemTypeBase+"method_not_allowed" || r.header.Get("Allow") == "" {

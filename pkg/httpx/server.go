@@ -102,7 +102,7 @@ func New(opts Options) (*echo.Echo, error) {
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(opts.Service, log)
+	e.HTTPErrorHandler = errorHandler(opts.Service, log, newPathHints(opts.Spec))
 	k := &contract{service: opts.Service, router: router, auth: opts.Auth,
 		bodyLimit: opts.BodyLimit, opLimits: opts.OperationBodyLimits}
 	// Recovery sits inside observe so that a panic is logged and counted as the 500 it becomes.

@@ -38,6 +38,7 @@ type env struct {
 	t      *testing.T
 	pool   *pgxpool.Pool
 	client *orgboard.ClientWithResponses
+	base   string // for requests the spec does not describe
 	ctx    context.Context
 }
 
@@ -69,7 +70,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+	return &env{t: t, pool: pool, client: client, base: base, ctx: context.Background()}
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.
