@@ -28,8 +28,17 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# Headless Chromium for the browser test of every service's /docs (e2e/docs_test.go): Debian's
+# package, installed when absent and apt is there. Without it the test skips, or fails under CI.
+.PHONY: chromium
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; fi
+
 .PHONY: tools
-tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json ## Install every pinned tool (idempotent)
+tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json chromium ## Install every pinned tool (idempotent)
 
 ## ---- generation --------------------------------------------------------------------
 # Redoc's standalone bundle, which every service serves at /docs, is copied from the pinned npm

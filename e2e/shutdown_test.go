@@ -159,14 +159,14 @@ func bearer(token string) func(context.Context, *http.Request) error {
 	}
 }
 
-// isolatedBus names a renderevents instance's exchanges and queues uniquely on the shared
+// isolatedBus names a service instance's exchanges and queues uniquely on the shared
 // broker and deletes them when the test ends.
-func isolatedBus(t *testing.T) bus.Config {
+func isolatedBus(t *testing.T, service string) bus.Config {
 	t.Helper()
 	suffix := strings.ReplaceAll(uuid.NewString()[:13], "-", "")
 	cfg := bus.Config{
 		AMQPURL:            amqpURL(),
-		Service:            "e2e-renderevents-" + suffix,
+		Service:            "e2e-" + service + "-" + suffix,
 		EventsExchange:     "events.e2e-" + suffix,
 		ProgressExchange:   "render.progress.e2e-" + suffix,
 		DeadLetterExchange: "dead-letter.e2e-" + suffix,
@@ -234,7 +234,7 @@ func renderJobs(t *testing.T, c *renderevents.ClientWithResponses) map[uuid.UUID
 
 func TestSIGTERMWhileConsumingLosesNoEventAndTheRestartAppliesTheRest(t *testing.T) {
 	bin := serviceBinary(t, "renderevents")
-	cfg := isolatedBus(t)
+	cfg := isolatedBus(t, "renderevents")
 	_, dbURL := pgtest.NewDB(t)
 	env := []string{
 		"DATABASE_URL=" + dbURL, "JWT_HS256_SECRET=" + devSecret, "AMQP_URL=" + cfg.AMQPURL, "LOG_LEVEL=info",
