@@ -28,14 +28,34 @@ node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
 	@touch $@
 
+# Headless Chromium for the browser test of every service's /docs (e2e/docs_test.go): Debian's
+# package, installed when absent and apt is there. Without it the test skips, or fails under CI.
+.PHONY: chromium
+chromium:
+	@if [ ! -x /usr/bin/chromium ] && command -v apt-get >/dev/null; then \
+	  sudo=$$([ "$$(id -u)" = 0 ] || echo sudo); \
+	  $$sudo apt-get update -qq && \
+	  $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium; fi
+
 .PHONY: tools
-tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json ## Install every pinned tool (idempotent)
+tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json chromium ## Install every pinned tool (idempotent)
 
 ## ---- generation --------------------------------------------------------------------
+# Redoc's standalone bundle, which every service serves at /docs, is copied from the pinned npm
+# package into pkg/httpx/docsassets and committed, so `go build` needs no npm;
+# pkg/httpx/docs_test.go fails when the copy differs from node_modules.
+DOCS_ASSETS := pkg/httpx/docsassets
+REDOC := node_modules/redoc
+
+.PHONY: docs-assets
+docs-assets: node_modules/.package-lock.json ## Copy the pinned Redoc bundle (and its licences) into pkg/httpx/docsassets
+	cp $(REDOC)/bundles/redoc.standalone.js $(REDOC)/bundles/redoc.standalone.js.LICENSE.txt $(DOCS_ASSETS)/
+	cp $(REDOC)/LICENSE $(DOCS_ASSETS)/LICENSE
+
 .PHONY: generate
 # --default-non-nullable=false: a request property with a default stays optional in the TypeScript
 # types (the service fills the default in); responses mark what they always carry as required.
-generate: tools ## Regenerate everything under gen/ from specs/ and queries
+generate: tools docs-assets ## Regenerate everything under gen/ from specs/ and queries, and the docs assets
 	@for s in $(SERVICES); do for p in $(OAPI_PARTS); do \
 	  $(TOOLS_DIR)/oapi-codegen -config specs/codegen/$$s/$$p.yaml specs/openapi/$$s.yaml; done; done
 	$(TOOLS_DIR)/sqlc generate -f sqlc.yaml

@@ -10,6 +10,9 @@
 //   - compose_test.go: compose.yaml brings every service up in order (depends_on targets,
 //     health checks, one-shot steps) with variables the services read.
 //   - shutdown_test.go: SIGTERM loses neither in-flight requests nor in-flight messages.
+//   - docs_test.go: each service binary's /docs renders every operation of its spec in headless
+//     Chromium without a console error, shows limits, defaults, enums and samples, and its
+//     /openapi.yaml opens as text; screenshots go to bin/docs-screenshots/.
 //   - sdk_test.go: `make sdk` builds the TypeScript SDKs for import and require(); an ES module
 //     program, a CommonJS program and the Go examples (examples/<s>) call a running service
 //     through them; a program written from each spec calls every operation with only its

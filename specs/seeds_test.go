@@ -1,6 +1,7 @@
-// Package specs holds the contract tests: each spec is checked against the interface
-// documents it implements (../shared/seeds), so a field the seed states cannot go missing.
 package specs
+
+// The contract tests check each spec against the interface documents it implements
+// (../shared/seeds), so a field a seed states cannot go missing.
 
 import (
 	"os"

@@ -94,15 +94,15 @@ type ClientInterface interface {
 	// ListBlogs Search and list blogs
 	//
 	// `q` searches title, short_description and content. Ordered by publish_date desc then id;
-	// non-admins see blogs whose publish_date has passed. page_size (default 20, maximum 100) is
-	// a decision.
+	// non-admins see blogs whose publish_date has passed. page_size defaults to 20, at most
+	// 100.
 	//
 	// Corresponds with GET /blogs (the `ListBlogs` operationId).
 	ListBlogs(ctx context.Context, params *ListBlogsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetBlog Get a blog by slug
 	//
-	// Reading a blog does not change view_count (decision; counted by analytics outside this API).
+	// Reading a blog does not change view_count; views are counted by analytics outside this API.
 	//
 	// Corresponds with GET /blogs/{slug} (the `GetBlog` operationId).
 	GetBlog(ctx context.Context, slug string, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -139,7 +139,7 @@ type ClientInterface interface {
 	// CreateCommentWithBody Post a comment
 	//
 	// Responds 201 with no body; the comment is pending approval. Its move out of pending
-	// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+	// approval is done by moderation, which is not part of this API. Exactly one of
 	// blog_id and container_id is given (else 400); the blog, container or parent comment must
 	// exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 	// ServiceToken (no user) gets 403.
@@ -152,7 +152,7 @@ type ClientInterface interface {
 	// CreateComment Post a comment
 	//
 	// Responds 201 with no body; the comment is pending approval. Its move out of pending
-	// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+	// approval is done by moderation, which is not part of this API. Exactly one of
 	// blog_id and container_id is given (else 400); the blog, container or parent comment must
 	// exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 	// ServiceToken (no user) gets 403.
@@ -254,7 +254,7 @@ type ClientInterface interface {
 
 	// AddFavoriteContainerWithBody Add a template to the caller's favorites
 	//
-	// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+	// Responds 201 with no body. Adding a template that
 	// is already a favorite is harmless (201 again; folder_id and note are updated when given).
 	// An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 	// is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -266,7 +266,7 @@ type ClientInterface interface {
 
 	// AddFavoriteContainer Add a template to the caller's favorites
 	//
-	// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+	// Responds 201 with no body. Adding a template that
 	// is already a favorite is harmless (201 again; folder_id and note are updated when given).
 	// An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 	// is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -322,7 +322,7 @@ type ClientInterface interface {
 
 	// DeleteFont Delete a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Content elements that referenced the font keep font_face and get font_id null.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 	//
 	// Corresponds with DELETE /fonts/{font_id} (the `DeleteFont` operationId).
 	DeleteFont(ctx context.Context, fontId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -336,7 +336,7 @@ type ClientInterface interface {
 
 	// ListMusic Search and list music tracks
 	//
-	// Paginated (decision): the response carries meta. `q` searches name, caption and
+	// Paginated: the response carries meta. `q` searches name, caption and
 	// keywords; genre and mood match exactly; min_duration / max_duration bound duration_sec
 	// (seconds, inclusive). Ordered by name then id.
 	//
@@ -398,7 +398,7 @@ type ClientInterface interface {
 
 	// DeleteProject Delete a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The project and its scenes, elements and preset stories are removed.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 	//
 	// Corresponds with DELETE /projects/{project_id} (the `DeleteProject` operationId).
 	DeleteProject(ctx context.Context, projectId ProjectId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -410,8 +410,8 @@ type ClientInterface interface {
 
 	// UpdateProjectWithBody Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Partial update: an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -420,8 +420,8 @@ type ClientInterface interface {
 
 	// UpdateProject Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Partial update: an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -432,7 +432,7 @@ type ClientInterface interface {
 	//
 	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file is streamed to object storage; its MD5 and size are computed while streaming and
-	// recorded on the project (replacing a previous file). Decision: the single-request upload
+	// recorded on the project (replacing a previous file). The single-request upload
 	// accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
 	// the multipart upload (`POST /projects/{project_id}/aep/start-upload`). A body that is not
 	// multipart/form-data is 415.
@@ -444,8 +444,8 @@ type ClientInterface interface {
 
 	// CompleteProjectAepUploadWithBody Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Completes the multipart upload with every part (ascending part_number)
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 	// missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -458,8 +458,8 @@ type ClientInterface interface {
 
 	// CompleteProjectAepUpload Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Completes the multipart upload with every part (ascending part_number)
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 	// missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -472,11 +472,11 @@ type ClientInterface interface {
 
 	// StartProjectAepUploadWithBody Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-	// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+	// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 	// 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 	// total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 	// 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -488,11 +488,11 @@ type ClientInterface interface {
 
 	// StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-	// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+	// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 	// 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 	// total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 	// 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -518,8 +518,8 @@ type ClientInterface interface {
 
 	// CreatePresetStoryWithBody Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
 	//
@@ -530,8 +530,8 @@ type ClientInterface interface {
 
 	// CreatePresetStory Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
 	//
@@ -549,8 +549,8 @@ type ClientInterface interface {
 
 	// CreateSceneWithBody Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). The key is unique within the project (409). Without sort the scene goes
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
 	// Takes any type of body and a specified content type.
@@ -560,8 +560,8 @@ type ClientInterface interface {
 
 	// CreateScene Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). The key is unique within the project (409). Without sort the scene goes
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
 	// Takes a body of the `application/json` content type.
@@ -581,8 +581,8 @@ type ClientInterface interface {
 
 	// CreateSharedLayerWithBody Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
 	// Takes any type of body and a specified content type.
@@ -592,8 +592,8 @@ type ClientInterface interface {
 
 	// CreateSharedLayer Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
 	// Takes a body of the `application/json` content type.
@@ -603,14 +603,14 @@ type ClientInterface interface {
 
 	// DeleteSceneColor Delete a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Corresponds with DELETE /scene-colors/{element_id} (the `DeleteSceneColor` operationId).
 	DeleteSceneColor(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSceneColorWithBody Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -619,7 +619,7 @@ type ClientInterface interface {
 
 	// UpdateSceneColor Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -628,14 +628,14 @@ type ClientInterface interface {
 
 	// DeleteSceneContent Delete a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Corresponds with DELETE /scene-contents/{element_id} (the `DeleteSceneContent` operationId).
 	DeleteSceneContent(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSceneContentWithBody Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -644,7 +644,7 @@ type ClientInterface interface {
 
 	// UpdateSceneContent Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -653,7 +653,7 @@ type ClientInterface interface {
 
 	// DeleteScene Delete a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The scene's elements go with it.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 	//
 	// Corresponds with DELETE /scenes/{scene_id} (the `DeleteScene` operationId).
 	DeleteScene(ctx context.Context, sceneId SceneId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -665,7 +665,7 @@ type ClientInterface interface {
 
 	// UpdateSceneWithBody Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -674,7 +674,7 @@ type ClientInterface interface {
 
 	// UpdateScene Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -683,8 +683,8 @@ type ClientInterface interface {
 
 	// CreateSceneColorWithBody Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
 	// Takes any type of body and a specified content type.
@@ -694,8 +694,8 @@ type ClientInterface interface {
 
 	// CreateSceneColor Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
 	// Takes a body of the `application/json` content type.
@@ -705,8 +705,8 @@ type ClientInterface interface {
 
 	// CreateSceneContentWithBody Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
 	//
@@ -717,8 +717,8 @@ type ClientInterface interface {
 
 	// CreateSceneContent Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
 	//
@@ -734,8 +734,8 @@ type ClientInterface interface {
 
 	// ReorderScenesWithBody Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
 	//
@@ -746,8 +746,8 @@ type ClientInterface interface {
 
 	// ReorderScenes Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
 	//
@@ -779,14 +779,14 @@ type ClientInterface interface {
 
 	// GenerateSvgPreviewWithBody Start generating an SVG colour preview from an image (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write that calls a paid AI service).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+	// it writes the shared catalog and may call a paid AI service.
 	// Responds 202 with the new preview in status Generating; generation runs asynchronously as
 	// a durable job (statuses Generating -> Ready | Failed, visible on
 	// `GET /svg-previews/{svg_preview_id}`), and the event `content.svg_preview.generated.v1`
 	// is fired when it is done (Ready or Failed). An external vision model is used when
 	// configured, with the built-in colour-zone detector as fallback.
-	// Decisions: image, target_type and target_id are required; 404 when the target
+	// image, target_type and target_id are required; 404 when the target
 	// project or scene does not exist. color_keys is optional (absent = every colour element of
 	// the target): it is sent as repeated `color_keys` parts, one per key, each part a JSON object
 	// `{"element_key": ..., "current_color": ...}` with part Content-Type application/json
@@ -814,7 +814,7 @@ type ClientInterface interface {
 	//
 	// Lists catalog templates (one card per container). Non-admins see published, non-deleted
 	// containers only.
-	// Decisions: `q` searches name, description and keywords; `tag_ids` matches templates having
+	// `q` searches name, description and keywords; `tag_ids` matches templates having
 	// ALL the given tags; `mode` filters on `primary_mode`; `aspect` keeps templates that have a
 	// project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 	// `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
@@ -832,7 +832,7 @@ type ClientInterface interface {
 
 	// ListRelatedTemplates List templates related to a template
 	//
-	// Decision - related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
+	// Related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
 	//
 	// Corresponds with GET /templates/{container_id}/related (the `ListRelatedTemplates` operationId).
 	ListRelatedTemplates(ctx context.Context, containerId ContainerId, params *ListRelatedTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -849,8 +849,8 @@ type ClientInterface interface {
 // ListBlogs Search and list blogs
 //
 // `q` searches title, short_description and content. Ordered by publish_date desc then id;
-// non-admins see blogs whose publish_date has passed. page_size (default 20, maximum 100) is
-// a decision.
+// non-admins see blogs whose publish_date has passed. page_size defaults to 20, at most
+// 100.
 //
 // Corresponds with GET /blogs (the `ListBlogs` operationId).
 func (c *Client) ListBlogs(ctx context.Context, params *ListBlogsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -867,7 +867,7 @@ func (c *Client) ListBlogs(ctx context.Context, params *ListBlogsParams, reqEdit
 
 // GetBlog Get a blog by slug
 //
-// Reading a blog does not change view_count (decision; counted by analytics outside this API).
+// Reading a blog does not change view_count; views are counted by analytics outside this API.
 //
 // Corresponds with GET /blogs/{slug} (the `GetBlog` operationId).
 func (c *Client) GetBlog(ctx context.Context, slug string, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -944,7 +944,7 @@ func (c *Client) CreateCategory(ctx context.Context, body CreateCategoryJSONRequ
 // CreateCommentWithBody Post a comment
 //
 // Responds 201 with no body; the comment is pending approval. Its move out of pending
-// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+// approval is done by moderation, which is not part of this API. Exactly one of
 // blog_id and container_id is given (else 400); the blog, container or parent comment must
 // exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 // ServiceToken (no user) gets 403.
@@ -967,7 +967,7 @@ func (c *Client) CreateCommentWithBody(ctx context.Context, contentType string, 
 // CreateComment Post a comment
 //
 // Responds 201 with no body; the comment is pending approval. Its move out of pending
-// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+// approval is done by moderation, which is not part of this API. Exactly one of
 // blog_id and container_id is given (else 400); the blog, container or parent comment must
 // exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 // ServiceToken (no user) gets 403.
@@ -1169,7 +1169,7 @@ func (c *Client) RemoveFavoriteContainer(ctx context.Context, params *RemoveFavo
 
 // AddFavoriteContainerWithBody Add a template to the caller's favorites
 //
-// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+// Responds 201 with no body. Adding a template that
 // is already a favorite is harmless (201 again; folder_id and note are updated when given).
 // An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 // is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -1191,7 +1191,7 @@ func (c *Client) AddFavoriteContainerWithBody(ctx context.Context, contentType s
 
 // AddFavoriteContainer Add a template to the caller's favorites
 //
-// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+// Responds 201 with no body. Adding a template that
 // is already a favorite is harmless (201 again; folder_id and note are updated when given).
 // An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 // is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -1307,7 +1307,7 @@ func (c *Client) CreateFontWithBody(ctx context.Context, contentType string, bod
 
 // DeleteFont Delete a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Content elements that referenced the font keep font_face and get font_id null.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 //
 // Corresponds with DELETE /fonts/{font_id} (the `DeleteFont` operationId).
 func (c *Client) DeleteFont(ctx context.Context, fontId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1341,7 +1341,7 @@ func (c *Client) ListHomeEvents(ctx context.Context, reqEditors ...RequestEditor
 
 // ListMusic Search and list music tracks
 //
-// Paginated (decision): the response carries meta. `q` searches name, caption and
+// Paginated: the response carries meta. `q` searches name, caption and
 // keywords; genre and mood match exactly; min_duration / max_duration bound duration_sec
 // (seconds, inclusive). Ordered by name then id.
 //
@@ -1473,7 +1473,7 @@ func (c *Client) CreateProject(ctx context.Context, body CreateProjectJSONReques
 
 // DeleteProject Delete a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The project and its scenes, elements and preset stories are removed.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 //
 // Corresponds with DELETE /projects/{project_id} (the `DeleteProject` operationId).
 func (c *Client) DeleteProject(ctx context.Context, projectId ProjectId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1505,8 +1505,8 @@ func (c *Client) GetProject(ctx context.Context, projectId ProjectId, reqEditors
 
 // UpdateProjectWithBody Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Partial update: an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1525,8 +1525,8 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, projectId ProjectId,
 
 // UpdateProject Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Partial update: an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1547,7 +1547,7 @@ func (c *Client) UpdateProject(ctx context.Context, projectId ProjectId, body Up
 //
 // Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file is streamed to object storage; its MD5 and size are computed while streaming and
-// recorded on the project (replacing a previous file). Decision: the single-request upload
+// recorded on the project (replacing a previous file). The single-request upload
 // accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
 // the multipart upload (`POST /projects/{project_id}/aep/start-upload`). A body that is not
 // multipart/form-data is 415.
@@ -1569,8 +1569,8 @@ func (c *Client) UploadProjectAepWithBody(ctx context.Context, projectId Project
 
 // CompleteProjectAepUploadWithBody Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Completes the multipart upload with every part (ascending part_number)
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 // missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -1593,8 +1593,8 @@ func (c *Client) CompleteProjectAepUploadWithBody(ctx context.Context, projectId
 
 // CompleteProjectAepUpload Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Completes the multipart upload with every part (ascending part_number)
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 // missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -1617,11 +1617,11 @@ func (c *Client) CompleteProjectAepUpload(ctx context.Context, projectId Project
 
 // StartProjectAepUploadWithBody Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 // 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 // total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 // 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -1643,11 +1643,11 @@ func (c *Client) StartProjectAepUploadWithBody(ctx context.Context, projectId Pr
 
 // StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 // 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 // total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 // 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -1703,8 +1703,8 @@ func (c *Client) ListPresetStories(ctx context.Context, projectId ProjectId, req
 
 // CreatePresetStoryWithBody Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
 //
@@ -1725,8 +1725,8 @@ func (c *Client) CreatePresetStoryWithBody(ctx context.Context, projectId Projec
 
 // CreatePresetStory Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
 //
@@ -1764,8 +1764,8 @@ func (c *Client) ListProjectScenes(ctx context.Context, projectId ProjectId, req
 
 // CreateSceneWithBody Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). The key is unique within the project (409). Without sort the scene goes
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
 // Takes any type of body and a specified content type.
@@ -1785,8 +1785,8 @@ func (c *Client) CreateSceneWithBody(ctx context.Context, projectId ProjectId, c
 
 // CreateScene Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). The key is unique within the project (409). Without sort the scene goes
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
 // Takes a body of the `application/json` content type.
@@ -1836,8 +1836,8 @@ func (c *Client) ListSharedLayers(ctx context.Context, projectId ProjectId, reqE
 
 // CreateSharedLayerWithBody Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
 // Takes any type of body and a specified content type.
@@ -1857,8 +1857,8 @@ func (c *Client) CreateSharedLayerWithBody(ctx context.Context, projectId Projec
 
 // CreateSharedLayer Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
 // Takes a body of the `application/json` content type.
@@ -1878,7 +1878,7 @@ func (c *Client) CreateSharedLayer(ctx context.Context, projectId ProjectId, bod
 
 // DeleteSceneColor Delete a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Corresponds with DELETE /scene-colors/{element_id} (the `DeleteSceneColor` operationId).
 func (c *Client) DeleteSceneColor(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1895,7 +1895,7 @@ func (c *Client) DeleteSceneColor(ctx context.Context, elementId ElementId, reqE
 
 // UpdateSceneColorWithBody Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1914,7 +1914,7 @@ func (c *Client) UpdateSceneColorWithBody(ctx context.Context, elementId Element
 
 // UpdateSceneColor Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1933,7 +1933,7 @@ func (c *Client) UpdateSceneColor(ctx context.Context, elementId ElementId, body
 
 // DeleteSceneContent Delete a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Corresponds with DELETE /scene-contents/{element_id} (the `DeleteSceneContent` operationId).
 func (c *Client) DeleteSceneContent(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1950,7 +1950,7 @@ func (c *Client) DeleteSceneContent(ctx context.Context, elementId ElementId, re
 
 // UpdateSceneContentWithBody Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1969,7 +1969,7 @@ func (c *Client) UpdateSceneContentWithBody(ctx context.Context, elementId Eleme
 
 // UpdateSceneContent Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1988,7 +1988,7 @@ func (c *Client) UpdateSceneContent(ctx context.Context, elementId ElementId, bo
 
 // DeleteScene Delete a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The scene's elements go with it.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 //
 // Corresponds with DELETE /scenes/{scene_id} (the `DeleteScene` operationId).
 func (c *Client) DeleteScene(ctx context.Context, sceneId SceneId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2020,7 +2020,7 @@ func (c *Client) GetScene(ctx context.Context, sceneId SceneId, reqEditors ...Re
 
 // UpdateSceneWithBody Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2039,7 +2039,7 @@ func (c *Client) UpdateSceneWithBody(ctx context.Context, sceneId SceneId, conte
 
 // UpdateScene Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2058,8 +2058,8 @@ func (c *Client) UpdateScene(ctx context.Context, sceneId SceneId, body UpdateSc
 
 // CreateSceneColorWithBody Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
 // Takes any type of body and a specified content type.
@@ -2079,8 +2079,8 @@ func (c *Client) CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, 
 
 // CreateSceneColor Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
 // Takes a body of the `application/json` content type.
@@ -2100,8 +2100,8 @@ func (c *Client) CreateSceneColor(ctx context.Context, sceneId SceneId, body Cre
 
 // CreateSceneContentWithBody Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
 //
@@ -2122,8 +2122,8 @@ func (c *Client) CreateSceneContentWithBody(ctx context.Context, sceneId SceneId
 
 // CreateSceneContent Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
 //
@@ -2159,8 +2159,8 @@ func (c *Client) GetSceneElements(ctx context.Context, sceneId SceneId, reqEdito
 
 // ReorderScenesWithBody Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
 //
@@ -2181,8 +2181,8 @@ func (c *Client) ReorderScenesWithBody(ctx context.Context, sceneId SceneId, con
 
 // ReorderScenes Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
 //
@@ -2254,14 +2254,14 @@ func (c *Client) ListSlides(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // GenerateSvgPreviewWithBody Start generating an SVG colour preview from an image (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write that calls a paid AI service).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+// it writes the shared catalog and may call a paid AI service.
 // Responds 202 with the new preview in status Generating; generation runs asynchronously as
 // a durable job (statuses Generating -> Ready | Failed, visible on
 // `GET /svg-previews/{svg_preview_id}`), and the event `content.svg_preview.generated.v1`
 // is fired when it is done (Ready or Failed). An external vision model is used when
 // configured, with the built-in colour-zone detector as fallback.
-// Decisions: image, target_type and target_id are required; 404 when the target
+// image, target_type and target_id are required; 404 when the target
 // project or scene does not exist. color_keys is optional (absent = every colour element of
 // the target): it is sent as repeated `color_keys` parts, one per key, each part a JSON object
 // `{"element_key": ..., "current_color": ...}` with part Content-Type application/json
@@ -2319,7 +2319,7 @@ func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*
 //
 // Lists catalog templates (one card per container). Non-admins see published, non-deleted
 // containers only.
-// Decisions: `q` searches name, description and keywords; `tag_ids` matches templates having
+// `q` searches name, description and keywords; `tag_ids` matches templates having
 // ALL the given tags; `mode` filters on `primary_mode`; `aspect` keeps templates that have a
 // project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 // `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
@@ -2357,7 +2357,7 @@ func (c *Client) ListTemplateProjects(ctx context.Context, containerId Container
 
 // ListRelatedTemplates List templates related to a template
 //
-// Decision - related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
+// Related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
 //
 // Corresponds with GET /templates/{container_id}/related (the `ListRelatedTemplates` operationId).
 func (c *Client) ListRelatedTemplates(ctx context.Context, containerId ContainerId, params *ListRelatedTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -4864,8 +4864,8 @@ type ClientWithResponsesInterface interface {
 	// ListBlogsWithResponse Search and list blogs
 	//
 	// `q` searches title, short_description and content. Ordered by publish_date desc then id;
-	// non-admins see blogs whose publish_date has passed. page_size (default 20, maximum 100) is
-	// a decision.
+	// non-admins see blogs whose publish_date has passed. page_size defaults to 20, at most
+	// 100.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4874,7 +4874,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetBlogWithResponse Get a blog by slug
 	//
-	// Reading a blog does not change view_count (decision; counted by analytics outside this API).
+	// Reading a blog does not change view_count; views are counted by analytics outside this API.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -4915,7 +4915,7 @@ type ClientWithResponsesInterface interface {
 	// CreateCommentWithBodyWithResponse Post a comment
 	//
 	// Responds 201 with no body; the comment is pending approval. Its move out of pending
-	// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+	// approval is done by moderation, which is not part of this API. Exactly one of
 	// blog_id and container_id is given (else 400); the blog, container or parent comment must
 	// exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 	// ServiceToken (no user) gets 403.
@@ -4928,7 +4928,7 @@ type ClientWithResponsesInterface interface {
 	// CreateCommentWithResponse Post a comment
 	//
 	// Responds 201 with no body; the comment is pending approval. Its move out of pending
-	// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+	// approval is done by moderation, which is not part of this API. Exactly one of
 	// blog_id and container_id is given (else 400); the blog, container or parent comment must
 	// exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 	// ServiceToken (no user) gets 403.
@@ -5036,7 +5036,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddFavoriteContainerWithBodyWithResponse Add a template to the caller's favorites
 	//
-	// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+	// Responds 201 with no body. Adding a template that
 	// is already a favorite is harmless (201 again; folder_id and note are updated when given).
 	// An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 	// is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -5048,7 +5048,7 @@ type ClientWithResponsesInterface interface {
 
 	// AddFavoriteContainerWithResponse Add a template to the caller's favorites
 	//
-	// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+	// Responds 201 with no body. Adding a template that
 	// is already a favorite is harmless (201 again; folder_id and note are updated when given).
 	// An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 	// is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -5108,7 +5108,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteFontWithResponse Delete a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Content elements that referenced the font keep font_face and get font_id null.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5126,7 +5126,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListMusicWithResponse Search and list music tracks
 	//
-	// Paginated (decision): the response carries meta. `q` searches name, caption and
+	// Paginated: the response carries meta. `q` searches name, caption and
 	// keywords; genre and mood match exactly; min_duration / max_duration bound duration_sec
 	// (seconds, inclusive). Ordered by name then id.
 	//
@@ -5194,7 +5194,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteProjectWithResponse Delete a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The project and its scenes, elements and preset stories are removed.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5210,8 +5210,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithBodyWithResponse Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Partial update: an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5220,8 +5220,8 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithResponse Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Partial update: an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5232,7 +5232,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file is streamed to object storage; its MD5 and size are computed while streaming and
-	// recorded on the project (replacing a previous file). Decision: the single-request upload
+	// recorded on the project (replacing a previous file). The single-request upload
 	// accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
 	// the multipart upload (`POST /projects/{project_id}/aep/start-upload`). A body that is not
 	// multipart/form-data is 415.
@@ -5244,8 +5244,8 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteProjectAepUploadWithBodyWithResponse Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Completes the multipart upload with every part (ascending part_number)
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 	// missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -5258,8 +5258,8 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteProjectAepUploadWithResponse Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Completes the multipart upload with every part (ascending part_number)
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 	// missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -5272,11 +5272,11 @@ type ClientWithResponsesInterface interface {
 
 	// StartProjectAepUploadWithBodyWithResponse Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-	// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+	// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 	// 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 	// total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 	// 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -5288,11 +5288,11 @@ type ClientWithResponsesInterface interface {
 
 	// StartProjectAepUploadWithResponse Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-	// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+	// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 	// 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 	// total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 	// 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -5322,8 +5322,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePresetStoryWithBodyWithResponse Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
 	//
@@ -5334,8 +5334,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePresetStoryWithResponse Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
 	//
@@ -5355,8 +5355,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneWithBodyWithResponse Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). The key is unique within the project (409). Without sort the scene goes
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5366,8 +5366,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneWithResponse Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). The key is unique within the project (409). Without sort the scene goes
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5391,8 +5391,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSharedLayerWithBodyWithResponse Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5402,8 +5402,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSharedLayerWithResponse Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5413,7 +5413,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneColorWithResponse Delete a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5422,7 +5422,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5431,7 +5431,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5440,7 +5440,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneContentWithResponse Delete a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5449,7 +5449,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5458,7 +5458,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5467,7 +5467,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneWithResponse Delete a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The scene's elements go with it.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5483,7 +5483,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithBodyWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5492,7 +5492,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5501,8 +5501,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneColorWithBodyWithResponse Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5512,8 +5512,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneColorWithResponse Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5523,8 +5523,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneContentWithBodyWithResponse Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
 	//
@@ -5535,8 +5535,8 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneContentWithResponse Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
 	//
@@ -5554,8 +5554,8 @@ type ClientWithResponsesInterface interface {
 
 	// ReorderScenesWithBodyWithResponse Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
 	//
@@ -5566,8 +5566,8 @@ type ClientWithResponsesInterface interface {
 
 	// ReorderScenesWithResponse Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
 	//
@@ -5605,14 +5605,14 @@ type ClientWithResponsesInterface interface {
 
 	// GenerateSvgPreviewWithBodyWithResponse Start generating an SVG colour preview from an image (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-	// a catalog write that calls a paid AI service).
+	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+	// it writes the shared catalog and may call a paid AI service.
 	// Responds 202 with the new preview in status Generating; generation runs asynchronously as
 	// a durable job (statuses Generating -> Ready | Failed, visible on
 	// `GET /svg-previews/{svg_preview_id}`), and the event `content.svg_preview.generated.v1`
 	// is fired when it is done (Ready or Failed). An external vision model is used when
 	// configured, with the built-in colour-zone detector as fallback.
-	// Decisions: image, target_type and target_id are required; 404 when the target
+	// image, target_type and target_id are required; 404 when the target
 	// project or scene does not exist. color_keys is optional (absent = every colour element of
 	// the target): it is sent as repeated `color_keys` parts, one per key, each part a JSON object
 	// `{"element_key": ..., "current_color": ...}` with part Content-Type application/json
@@ -5644,7 +5644,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Lists catalog templates (one card per container). Non-admins see published, non-deleted
 	// containers only.
-	// Decisions: `q` searches name, description and keywords; `tag_ids` matches templates having
+	// `q` searches name, description and keywords; `tag_ids` matches templates having
 	// ALL the given tags; `mode` filters on `primary_mode`; `aspect` keeps templates that have a
 	// project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 	// `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
@@ -5666,7 +5666,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListRelatedTemplatesWithResponse List templates related to a template
 	//
-	// Decision - related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
+	// Related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -9738,8 +9738,8 @@ func (r GetTemplateResponse) ContentType() string {
 // ListBlogsWithResponse Search and list blogs
 //
 // `q` searches title, short_description and content. Ordered by publish_date desc then id;
-// non-admins see blogs whose publish_date has passed. page_size (default 20, maximum 100) is
-// a decision.
+// non-admins see blogs whose publish_date has passed. page_size defaults to 20, at most
+// 100.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9754,7 +9754,7 @@ func (c *ClientWithResponses) ListBlogsWithResponse(ctx context.Context, params 
 
 // GetBlogWithResponse Get a blog by slug
 //
-// Reading a blog does not change view_count (decision; counted by analytics outside this API).
+// Reading a blog does not change view_count; views are counted by analytics outside this API.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -9819,7 +9819,7 @@ func (c *ClientWithResponses) CreateCategoryWithResponse(ctx context.Context, bo
 // CreateCommentWithBodyWithResponse Post a comment
 //
 // Responds 201 with no body; the comment is pending approval. Its move out of pending
-// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+// approval is done by moderation, which is not part of this API. Exactly one of
 // blog_id and container_id is given (else 400); the blog, container or parent comment must
 // exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 // ServiceToken (no user) gets 403.
@@ -9838,7 +9838,7 @@ func (c *ClientWithResponses) CreateCommentWithBodyWithResponse(ctx context.Cont
 // CreateCommentWithResponse Post a comment
 //
 // Responds 201 with no body; the comment is pending approval. Its move out of pending
-// approval is done by moderation, which is not part of this API. Decisions: exactly one of
+// approval is done by moderation, which is not part of this API. Exactly one of
 // blog_id and container_id is given (else 400); the blog, container or parent comment must
 // exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
 // ServiceToken (no user) gets 403.
@@ -10006,7 +10006,7 @@ func (c *ClientWithResponses) RemoveFavoriteContainerWithResponse(ctx context.Co
 
 // AddFavoriteContainerWithBodyWithResponse Add a template to the caller's favorites
 //
-// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+// Responds 201 with no body. Adding a template that
 // is already a favorite is harmless (201 again; folder_id and note are updated when given).
 // An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 // is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -10024,7 +10024,7 @@ func (c *ClientWithResponses) AddFavoriteContainerWithBodyWithResponse(ctx conte
 
 // AddFavoriteContainerWithResponse Add a template to the caller's favorites
 //
-// Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+// Responds 201 with no body. Adding a template that
 // is already a favorite is harmless (201 again; folder_id and note are updated when given).
 // An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
 // is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -10120,7 +10120,7 @@ func (c *ClientWithResponses) CreateFontWithBodyWithResponse(ctx context.Context
 
 // DeleteFontWithResponse Delete a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Content elements that referenced the font keep font_face and get font_id null.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10150,7 +10150,7 @@ func (c *ClientWithResponses) ListHomeEventsWithResponse(ctx context.Context, re
 
 // ListMusicWithResponse Search and list music tracks
 //
-// Paginated (decision): the response carries meta. `q` searches name, caption and
+// Paginated: the response carries meta. `q` searches name, caption and
 // keywords; genre and mood match exactly; min_duration / max_duration bound duration_sec
 // (seconds, inclusive). Ordered by name then id.
 //
@@ -10260,7 +10260,7 @@ func (c *ClientWithResponses) CreateProjectWithResponse(ctx context.Context, bod
 
 // DeleteProjectWithResponse Delete a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The project and its scenes, elements and preset stories are removed.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10288,8 +10288,8 @@ func (c *ClientWithResponses) GetProjectWithResponse(ctx context.Context, projec
 
 // UpdateProjectWithBodyWithResponse Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Partial update: an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10304,8 +10304,8 @@ func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Cont
 
 // UpdateProjectWithResponse Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Partial update: an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10322,7 +10322,7 @@ func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, pro
 //
 // Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file is streamed to object storage; its MD5 and size are computed while streaming and
-// recorded on the project (replacing a previous file). Decision: the single-request upload
+// recorded on the project (replacing a previous file). The single-request upload
 // accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
 // the multipart upload (`POST /projects/{project_id}/aep/start-upload`). A body that is not
 // multipart/form-data is 415.
@@ -10340,8 +10340,8 @@ func (c *ClientWithResponses) UploadProjectAepWithBodyWithResponse(ctx context.C
 
 // CompleteProjectAepUploadWithBodyWithResponse Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Completes the multipart upload with every part (ascending part_number)
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 // missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -10360,8 +10360,8 @@ func (c *ClientWithResponses) CompleteProjectAepUploadWithBodyWithResponse(ctx c
 
 // CompleteProjectAepUploadWithResponse Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Completes the multipart upload with every part (ascending part_number)
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
 // missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -10380,11 +10380,11 @@ func (c *ClientWithResponses) CompleteProjectAepUploadWithResponse(ctx context.C
 
 // StartProjectAepUploadWithBodyWithResponse Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 // 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 // total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 // 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -10402,11 +10402,11 @@ func (c *ClientWithResponses) StartProjectAepUploadWithBodyWithResponse(ctx cont
 
 // StartProjectAepUploadWithResponse Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-// Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+// chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
 // 5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
 // total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
 // 24 hours; an upload never completed is aborted by the server after 7 days.
@@ -10454,8 +10454,8 @@ func (c *ClientWithResponses) ListPresetStoriesWithResponse(ctx context.Context,
 
 // CreatePresetStoryWithBodyWithResponse Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
 //
@@ -10472,8 +10472,8 @@ func (c *ClientWithResponses) CreatePresetStoryWithBodyWithResponse(ctx context.
 
 // CreatePresetStoryWithResponse Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
 //
@@ -10505,8 +10505,8 @@ func (c *ClientWithResponses) ListProjectScenesWithResponse(ctx context.Context,
 
 // CreateSceneWithBodyWithResponse Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). The key is unique within the project (409). Without sort the scene goes
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10522,8 +10522,8 @@ func (c *ClientWithResponses) CreateSceneWithBodyWithResponse(ctx context.Contex
 
 // CreateSceneWithResponse Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). The key is unique within the project (409). Without sort the scene goes
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10565,8 +10565,8 @@ func (c *ClientWithResponses) ListSharedLayersWithResponse(ctx context.Context, 
 
 // CreateSharedLayerWithBodyWithResponse Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10582,8 +10582,8 @@ func (c *ClientWithResponses) CreateSharedLayerWithBodyWithResponse(ctx context.
 
 // CreateSharedLayerWithResponse Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10599,7 +10599,7 @@ func (c *ClientWithResponses) CreateSharedLayerWithResponse(ctx context.Context,
 
 // DeleteSceneColorWithResponse Delete a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10614,7 +10614,7 @@ func (c *ClientWithResponses) DeleteSceneColorWithResponse(ctx context.Context, 
 
 // UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10629,7 +10629,7 @@ func (c *ClientWithResponses) UpdateSceneColorWithBodyWithResponse(ctx context.C
 
 // UpdateSceneColorWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10644,7 +10644,7 @@ func (c *ClientWithResponses) UpdateSceneColorWithResponse(ctx context.Context, 
 
 // DeleteSceneContentWithResponse Delete a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10659,7 +10659,7 @@ func (c *ClientWithResponses) DeleteSceneContentWithResponse(ctx context.Context
 
 // UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10674,7 +10674,7 @@ func (c *ClientWithResponses) UpdateSceneContentWithBodyWithResponse(ctx context
 
 // UpdateSceneContentWithResponse Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10689,7 +10689,7 @@ func (c *ClientWithResponses) UpdateSceneContentWithResponse(ctx context.Context
 
 // DeleteSceneWithResponse Delete a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The scene's elements go with it.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10717,7 +10717,7 @@ func (c *ClientWithResponses) GetSceneWithResponse(ctx context.Context, sceneId 
 
 // UpdateSceneWithBodyWithResponse Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10732,7 +10732,7 @@ func (c *ClientWithResponses) UpdateSceneWithBodyWithResponse(ctx context.Contex
 
 // UpdateSceneWithResponse Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10747,8 +10747,8 @@ func (c *ClientWithResponses) UpdateSceneWithResponse(ctx context.Context, scene
 
 // CreateSceneColorWithBodyWithResponse Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10764,8 +10764,8 @@ func (c *ClientWithResponses) CreateSceneColorWithBodyWithResponse(ctx context.C
 
 // CreateSceneColorWithResponse Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10781,8 +10781,8 @@ func (c *ClientWithResponses) CreateSceneColorWithResponse(ctx context.Context, 
 
 // CreateSceneContentWithBodyWithResponse Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
 //
@@ -10799,8 +10799,8 @@ func (c *ClientWithResponses) CreateSceneContentWithBodyWithResponse(ctx context
 
 // CreateSceneContentWithResponse Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
 //
@@ -10830,8 +10830,8 @@ func (c *ClientWithResponses) GetSceneElementsWithResponse(ctx context.Context, 
 
 // ReorderScenesWithBodyWithResponse Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
 //
@@ -10848,8 +10848,8 @@ func (c *ClientWithResponses) ReorderScenesWithBodyWithResponse(ctx context.Cont
 
 // ReorderScenesWithResponse Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
 //
@@ -10911,14 +10911,14 @@ func (c *ClientWithResponses) ListSlidesWithResponse(ctx context.Context, reqEdi
 
 // GenerateSvgPreviewWithBodyWithResponse Start generating an SVG colour preview from an image (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-// a catalog write that calls a paid AI service).
+// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+// it writes the shared catalog and may call a paid AI service.
 // Responds 202 with the new preview in status Generating; generation runs asynchronously as
 // a durable job (statuses Generating -> Ready | Failed, visible on
 // `GET /svg-previews/{svg_preview_id}`), and the event `content.svg_preview.generated.v1`
 // is fired when it is done (Ready or Failed). An external vision model is used when
 // configured, with the built-in colour-zone detector as fallback.
-// Decisions: image, target_type and target_id are required; 404 when the target
+// image, target_type and target_id are required; 404 when the target
 // project or scene does not exist. color_keys is optional (absent = every colour element of
 // the target): it is sent as repeated `color_keys` parts, one per key, each part a JSON object
 // `{"element_key": ..., "current_color": ...}` with part Content-Type application/json
@@ -10968,7 +10968,7 @@ func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEdito
 //
 // Lists catalog templates (one card per container). Non-admins see published, non-deleted
 // containers only.
-// Decisions: `q` searches name, description and keywords; `tag_ids` matches templates having
+// `q` searches name, description and keywords; `tag_ids` matches templates having
 // ALL the given tags; `mode` filters on `primary_mode`; `aspect` keeps templates that have a
 // project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 // `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
@@ -11002,7 +11002,7 @@ func (c *ClientWithResponses) ListTemplateProjectsWithResponse(ctx context.Conte
 
 // ListRelatedTemplatesWithResponse List templates related to a template
 //
-// Decision - related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
+// Related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
 //
 // Returns a wrapper object for the known response body format(s).
 //

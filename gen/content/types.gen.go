@@ -204,7 +204,7 @@ type Blog struct {
 	Id                openapi_types.UUID `json:"id"`
 	Image             string             `json:"image"`
 
-	// Kind Free string (values not fixed by the seed), e.g. article, news, tutorial.
+	// Kind Free string (an open set of values), e.g. article, news, tutorial.
 	Kind             string    `json:"kind"`
 	PublishDate      time.Time `json:"publish_date"`
 	ShortDescription string    `json:"short_description"`
@@ -288,7 +288,7 @@ type Container struct {
 	Name        string             `json:"name"`
 	NewsText    string             `json:"news_text"`
 
-	// PrimaryMode Free string (values not fixed by the seed), e.g. video, photo, mockup.
+	// PrimaryMode Free string (an open set of values), e.g. video, photo, mockup.
 	PrimaryMode string  `json:"primary_mode"`
 	RateAvg     float64 `json:"rate_avg"`
 	RateCount   int     `json:"rate_count"`
@@ -305,7 +305,7 @@ type ContainerCreate struct {
 	IsPremium   *bool                 `json:"is_premium,omitempty"`
 	Name        string                `json:"name"`
 
-	// PrimaryMode Free string (values not fixed by the seed), e.g. video, photo, mockup.
+	// PrimaryMode Free string (an open set of values), e.g. video, photo, mockup.
 	PrimaryMode string `json:"primary_mode"`
 
 	// Slug Unique among containers (409 when taken); lowercase letters, digits and single hyphens.
@@ -315,7 +315,7 @@ type ContainerCreate struct {
 	TagIds *[]openapi_types.UUID `json:"tag_ids,omitempty"`
 }
 
-// ContainerUpdate Same shape as ContainerCreate, every field optional. Decision: PATCH is partial - an absent
+// ContainerUpdate Same shape as ContainerCreate, every field optional. PATCH is partial - an absent
 // field is left unchanged; category_ids / tag_ids, when present, replace the links.
 type ContainerUpdate struct {
 	CategoryIds *[]openapi_types.UUID `json:"category_ids,omitempty"`
@@ -324,7 +324,7 @@ type ContainerUpdate struct {
 	IsPremium   *bool                 `json:"is_premium,omitempty"`
 	Name        *string               `json:"name,omitempty"`
 
-	// PrimaryMode Free string (values not fixed by the seed), e.g. video, photo, mockup.
+	// PrimaryMode Free string (an open set of values), e.g. video, photo, mockup.
 	PrimaryMode *string `json:"primary_mode,omitempty"`
 
 	// Slug Unique among containers (409 when taken); lowercase letters, digits and single hyphens.
@@ -554,7 +554,7 @@ type Project struct {
 	// Aspect Aspect ratio, known values 16:9, 9:16, 1:1, 4:5.
 	Aspect string `json:"aspect"`
 
-	// ChooseMode Free string (values not fixed by the seed), e.g. free, preset.
+	// ChooseMode Free string (an open set of values), e.g. free, preset.
 	ChooseMode         string              `json:"choose_mode"`
 	ContainerId        openapi_types.UUID  `json:"container_id"`
 	Description        string              `json:"description"`
@@ -583,7 +583,7 @@ type ProjectCreate struct {
 	// Aspect Aspect ratio, known values 16:9, 9:16, 1:1, 4:5.
 	Aspect *string `json:"aspect,omitempty"`
 
-	// ChooseMode Free string (values not fixed by the seed), e.g. free, preset.
+	// ChooseMode Free string (an open set of values), e.g. free, preset.
 	ChooseMode         string              `json:"choose_mode"`
 	ContainerId        openapi_types.UUID  `json:"container_id"`
 	FreeFps            *int                `json:"free_fps,omitempty"`
@@ -642,7 +642,7 @@ type ProjectSummary struct {
 	// Aspect Aspect ratio, known values 16:9, 9:16, 1:1, 4:5.
 	Aspect string `json:"aspect"`
 
-	// ChooseMode Free string (values not fixed by the seed), how the user picks scenes, e.g. free, preset.
+	// ChooseMode Free string (an open set of values), how the user picks scenes, e.g. free, preset.
 	ChooseMode         string             `json:"choose_mode"`
 	Id                 openapi_types.UUID `json:"id"`
 	Image              string             `json:"image"`
@@ -660,7 +660,7 @@ type ProjectSummaryList struct {
 	Data []ProjectSummary `json:"data"`
 }
 
-// ProjectUpdate Same shape as ProjectCreate, every field optional. Decision: PATCH is partial - an absent
+// ProjectUpdate Same shape as ProjectCreate, every field optional. PATCH is partial - an absent
 // field is left unchanged. A new container_id moves the project (it must exist, else 400).
 type ProjectUpdate struct {
 	Aspect             *string             `json:"aspect,omitempty"`
@@ -712,7 +712,7 @@ type Scene struct {
 	OverlapAtEndSec      float64            `json:"overlap_at_end_sec"`
 	ProjectId            openapi_types.UUID `json:"project_id"`
 
-	// SceneType Free string (values not fixed by the seed), e.g. intro, content, outro.
+	// SceneType Free string (an open set of values), e.g. intro, content, outro.
 	SceneType   string `json:"scene_type"`
 	SnapshotUrl string `json:"snapshot_url"`
 	Sort        int    `json:"sort"`
@@ -806,7 +806,7 @@ type SceneContentElement struct {
 	Sort                 *int                      `json:"sort,omitempty"`
 	Title                *string                   `json:"title,omitempty"`
 
-	// Type Free string (values not fixed by the seed), e.g. text, image, video, logo.
+	// Type Free string (an open set of values), e.g. text, image, video, logo.
 	Type         *string `json:"type,omitempty"`
 	VideoSupport *bool   `json:"video_support,omitempty"`
 	VirtualCount *int    `json:"virtual_count,omitempty"`
@@ -874,7 +874,7 @@ type SceneUpdate struct {
 
 // SharedColor defines model for SharedColor.
 type SharedColor struct {
-	// AttrValue Free string (no enum in the seed for shared colours); known values fill, stroke, tracking, dropshadow.
+	// AttrValue Free string (an open set of values); known values fill, stroke, tracking, dropshadow.
 	AttrValue    string             `json:"attr_value"`
 	DefaultColor string             `json:"default_color"`
 	ElementKey   string             `json:"element_key"`
@@ -922,7 +922,7 @@ type Slide struct {
 	// Parameter Target of the slide according to slide_type (a slug, id or URL).
 	Parameter string `json:"parameter"`
 
-	// SlideType Free string (values not fixed by the seed), e.g. template, category, url.
+	// SlideType Free string (an open set of values), e.g. template, category, url.
 	SlideType string `json:"slide_type"`
 	Sort      int    `json:"sort"`
 	Title     string `json:"title"`
@@ -1035,7 +1035,7 @@ type TemplateCard struct {
 	MiniDemo string `json:"mini_demo"`
 	Name     string `json:"name"`
 
-	// PrimaryMode Free string (values not fixed by the seed), e.g. video, photo, mockup.
+	// PrimaryMode Free string (an open set of values), e.g. video, photo, mockup.
 	PrimaryMode string  `json:"primary_mode"`
 	RateAvg     float64 `json:"rate_avg"`
 	RateCount   int     `json:"rate_count"`

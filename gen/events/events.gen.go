@@ -457,7 +457,8 @@ func (TenantKind) allowed() string { return "Internal, Reseller, Enterprise" }
 
 // ContentSvgPreviewGeneratedV1Payload is the schema ContentSvgPreviewGeneratedV1Payload of the AsyncAPI document.
 //
-// Payload of content.svg_preview.generated.v1 (ours; the seed leaves it open). Every field is
+// Payload of content.svg_preview.generated.v1, published by the content service when an SVG
+// colour preview is Ready or Failed. Every field is
 // always present; the url fields, quality_score and the ids of the other target kind are null
 // where absent (e.g. on failure). error is null when status is Ready.
 type ContentSvgPreviewGeneratedV1Payload struct {
@@ -595,8 +596,8 @@ func (p *ContentSvgPreviewGeneratedV1Payload) UnmarshalJSON(b []byte) error {
 // EventEnvelope is the schema EventEnvelope of the AsyncAPI document.
 //
 // The envelope of every event (the render envelope). Identity events use the same envelope with
-// producer `identity-service`, content events with producer `content-service` (decision; the seed
-// states the constant `render-orchestrator` for render events). `data` holds the event-specific
+// producer `identity-service`, content events with producer `content-service`; render events carry
+// producer `render-orchestrator`. `data` holds the event-specific
 // payload named by `event_type`. Consumers deduplicate by `event_id` and ignore unknown fields.
 type EventEnvelope struct {
 	// event_id (required): Unique id of this event (UUIDv7); the deduplication key of consumers.

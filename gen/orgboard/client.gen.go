@@ -111,7 +111,7 @@ type ClientInterface interface {
 	// ListAgentProfiles List the resolvable profiles of an organization
 	//
 	// Permission ViewBoard at [org] (browsing). One entry per profile_key: the resolvable winner, in
-	// profile_key order. Decision on the resolution rule: among the profiles visible to the organization
+	// profile_key order. The resolution rule: among the profiles visible to the organization
 	// (its library and the builtins) the organization's own Authored profile wins over an Installed one,
 	// which wins over a Builtin; within the same origin the highest semver wins (pre-releases below
 	// their release). Every status of the organization's library is resolvable.
@@ -121,7 +121,7 @@ type ClientInterface interface {
 
 	// UploadAgentProfileWithBody Upload an AGENTS.md profile
 	//
-	// Permission ConfigureAgents at [org] (Owner). Decision: the body is the raw AGENTS.md file
+	// Permission ConfigureAgents at [org] (Owner). The body is the raw AGENTS.md file
 	// (text/markdown, UTF-8, at most 65536 bytes, 413 above): YAML frontmatter between '---' lines, then
 	// a Markdown body that becomes the agent's operating guide. Frontmatter keys: key (required,
 	// [a-z0-9][a-z0-9-]*, at most 64), version (required, semver 2.0.0), name (required), description,
@@ -139,7 +139,7 @@ type ClientInterface interface {
 	// ListMarketplaceProfiles Marketplace list
 	//
 	// Permission ViewBoard at [org] of the browsing organization. The profiles of every organization
-	// that are Public (hence Published), newest published first, paged. Decision: builtins are not
+	// that are Public (hence Published), newest published first, paged. Builtins are not
 	// listed (they are in every library already). Each entry has already_in_library, true when the
 	// browsing organization's library holds a profile with the same profile_key and version.
 	//
@@ -210,7 +210,7 @@ type ClientInterface interface {
 	//
 	// Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 	// Published and the visibility the requested one (default Private); Public puts it in the
-	// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+	// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 	// published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 	//
 	// Takes any type of body and a specified content type.
@@ -222,7 +222,7 @@ type ClientInterface interface {
 	//
 	// Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 	// Published and the visibility the requested one (default Private); Public puts it in the
-	// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+	// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 	// published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 	//
 	// Takes a body of the `application/json` content type.
@@ -232,7 +232,7 @@ type ClientInterface interface {
 
 	// UnpublishAgentProfile Unpublish a profile
 	//
-	// Permission ConfigureAgents at [org] (Owner). Decision: the status becomes Unpublished and the
+	// Permission ConfigureAgents at [org] (Owner). The status becomes Unpublished and the
 	// visibility Private, so the profile leaves the marketplace (copies already installed elsewhere
 	// stay). It may be published again. 409 when the profile is not Published. Audited as
 	// agent_profile.unpublished.
@@ -370,7 +370,7 @@ type ClientInterface interface {
 	// CreateApiConfigWithBody Create a model connection
 	//
 	// Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-	// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+	// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 	// custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 	// URL for the other hosted providers; stub needs neither endpoint nor key and answers
 	// deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -385,7 +385,7 @@ type ClientInterface interface {
 	// CreateApiConfig Create a model connection
 	//
 	// Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-	// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+	// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 	// custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 	// URL for the other hosted providers; stub needs neither endpoint nor key and answers
 	// deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -407,7 +407,7 @@ type ClientInterface interface {
 
 	// GetBoard Board of a team
 	//
-	// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
+	// Permission ViewBoard at [team, org]. The board is per team (team_id required). The
 	// columns are always returned in the order backlog, in progress, in review, done, each with every
 	// task of that status; items within a column are ordered by created_at then id.
 	//
@@ -417,7 +417,7 @@ type ClientInterface interface {
 	// GetCartable The caller's assigned work
 	//
 	// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
-	// (kind user) across the caller's organizations, newest update first. Decision: done items are left
+	// (kind user) across the caller's organizations, newest update first. Done items are left
 	// out unless include_done is true.
 	//
 	// Corresponds with GET /api/orgboard/cartable (the `GetCartable` operationId).
@@ -432,7 +432,7 @@ type ClientInterface interface {
 
 	// CreateDivisionWithBody Create a division
 	//
-	// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+	// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 	// organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 	// Member gets 403). Audited as division.created. 409 when the organization already has a division
 	// of that name.
@@ -444,7 +444,7 @@ type ClientInterface interface {
 
 	// CreateDivision Create a division
 	//
-	// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+	// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 	// organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 	// Member gets 403). Audited as division.created. 409 when the organization already has a division
 	// of that name.
@@ -482,7 +482,7 @@ type ClientInterface interface {
 
 	// ListOrganizations List the caller's organizations
 	//
-	// Permission: caller. Decision: the organizations the caller is a member of, ordered by name then
+	// Permission: caller. The organizations the caller is a member of, ordered by name then
 	// id; a ServiceToken with scope orgboard:admin sees all.
 	//
 	// Corresponds with GET /api/orgboard/organizations (the `ListOrganizations` operationId).
@@ -490,7 +490,7 @@ type ClientInterface interface {
 
 	// CreateOrganizationWithBody Create an organization
 	//
-	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 	// becomes the organization's Owner. Audited as organization.created.
 	//
 	// Takes any type of body and a specified content type.
@@ -500,7 +500,7 @@ type ClientInterface interface {
 
 	// CreateOrganization Create an organization
 	//
-	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 	// becomes the organization's Owner. Audited as organization.created.
 	//
 	// Takes a body of the `application/json` content type.
@@ -526,7 +526,7 @@ type ClientInterface interface {
 	//
 	// Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 	// invitation's token once (to be delivered to an email invitee); it is never returned again.
-	// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+	// An invitation expires after 14 days. 409 when the invitee is already a member or
 	// already has a pending invitation. Audited as invitation.created (identity module).
 	//
 	// Takes any type of body and a specified content type.
@@ -538,7 +538,7 @@ type ClientInterface interface {
 	//
 	// Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 	// invitation's token once (to be delivered to an email invitee); it is never returned again.
-	// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+	// An invitation expires after 14 days. 409 when the invitee is already a member or
 	// already has a pending invitation. Audited as invitation.created (identity module).
 	//
 	// Takes a body of the `application/json` content type.
@@ -593,7 +593,7 @@ type ClientInterface interface {
 
 	// ListSeats List the seats of a team
 	//
-	// Permission ViewBoard (view) at [team, org]. Decision -- team_id is required. Ordered by created_at then id.
+	// Permission ViewBoard (view) at [team, org]. team_id is required. Ordered by created_at then id.
 	//
 	// Corresponds with GET /api/orgboard/seats (the `ListSeats` operationId).
 	ListSeats(ctx context.Context, params *ListSeatsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -635,7 +635,7 @@ type ClientInterface interface {
 	// occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 	// belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 	// profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-	// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+	// absent skill_keys and autonomy are taken from the profile. The body is the complete
 	// configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 	// autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 	// agent.configured.
@@ -653,7 +653,7 @@ type ClientInterface interface {
 	// occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 	// belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 	// profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-	// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+	// absent skill_keys and autonomy are taken from the profile. The body is the complete
 	// configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 	// autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 	// agent.configured.
@@ -665,7 +665,7 @@ type ClientInterface interface {
 
 	// CreateTaskWithBody Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
@@ -676,7 +676,7 @@ type ClientInterface interface {
 
 	// CreateTask Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
@@ -716,7 +716,7 @@ type ClientInterface interface {
 
 	// MoveTaskWithBody Move a task
 	//
-	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+	// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
@@ -728,7 +728,7 @@ type ClientInterface interface {
 
 	// MoveTask Move a task
 	//
-	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+	// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
@@ -740,7 +740,7 @@ type ClientInterface interface {
 
 	// ListTeams List teams
 	//
-	// Permission ViewBoard (view). Decision: without organization_id, the teams of every organization
+	// Permission ViewBoard (view). Without organization_id, the teams of every organization
 	// the caller belongs to; with it, that organization's teams (404 when the caller is not a member).
 	// Optional product_id filter. Ordered by name then id.
 	//
@@ -792,7 +792,7 @@ type ClientInterface interface {
 
 	// SetTeamLead Make a member a Lead of a team
 	//
-	// Permission: Owner. Decision: the Lead role is per team and held by a member of the team's
+	// Permission: Owner. The Lead role is per team and held by a member of the team's
 	// organization (400 for a user who is not a member). Idempotent. Audited as team.lead.assigned.
 	//
 	// Corresponds with PUT /api/orgboard/teams/{id}/leads/{user_id} (the `SetTeamLead` operationId).
@@ -807,7 +807,7 @@ type ClientInterface interface {
 
 	// CreateToolServerWithBody Register a tool server
 	//
-	// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+	// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 	// only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 	// pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 	// never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -820,7 +820,7 @@ type ClientInterface interface {
 
 	// CreateToolServer Register a tool server
 	//
-	// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+	// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 	// only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 	// pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 	// never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -833,7 +833,7 @@ type ClientInterface interface {
 
 	// DeleteToolServer Delete a tool server
 	//
-	// Permission: Owner only, via ManageApiKeys at [org]. Decision: the server is also unbound from every
+	// Permission: Owner only, via ManageApiKeys at [org]. The server is also unbound from every
 	// agent's mcp_server_ids. Audited as tool_server.deleted.
 	//
 	// Corresponds with DELETE /api/orgboard/tool-servers/{id} (the `DeleteToolServer` operationId).
@@ -852,8 +852,8 @@ type ClientInterface interface {
 	// GetProductIdentity Read the product identity
 	//
 	// Permission ViewBoard at [org]. The identity is a PRODUCT.md-style text brief shared by every agent
-	// on the product (it becomes the '# Product' section of their prompts). Decision: the path has no
-	// /api/orgboard prefix, exactly as the seed gives it. A product whose identity was never set answers
+	// on the product (it becomes the '# Product' section of their prompts). The path has no
+	// /api/orgboard prefix. A product whose identity was never set answers
 	// version 0 with empty content.
 	//
 	// Corresponds with GET /products/{id}/identity (the `GetProductIdentity` operationId).
@@ -861,7 +861,7 @@ type ClientInterface interface {
 
 	// SetProductIdentityWithBody Set the product identity
 	//
-	// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+	// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 	// kept (see the versions list). When base_version is given and is not the current version the write
 	// is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 	//
@@ -872,7 +872,7 @@ type ClientInterface interface {
 
 	// SetProductIdentity Set the product identity
 	//
-	// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+	// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 	// kept (see the versions list). When base_version is given and is not the current version the write
 	// is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 	//
@@ -920,7 +920,7 @@ func (c *Client) ListAuditEntries(ctx context.Context, params *ListAuditEntriesP
 // ListAgentProfiles List the resolvable profiles of an organization
 //
 // Permission ViewBoard at [org] (browsing). One entry per profile_key: the resolvable winner, in
-// profile_key order. Decision on the resolution rule: among the profiles visible to the organization
+// profile_key order. The resolution rule: among the profiles visible to the organization
 // (its library and the builtins) the organization's own Authored profile wins over an Installed one,
 // which wins over a Builtin; within the same origin the highest semver wins (pre-releases below
 // their release). Every status of the organization's library is resolvable.
@@ -940,7 +940,7 @@ func (c *Client) ListAgentProfiles(ctx context.Context, params *ListAgentProfile
 
 // UploadAgentProfileWithBody Upload an AGENTS.md profile
 //
-// Permission ConfigureAgents at [org] (Owner). Decision: the body is the raw AGENTS.md file
+// Permission ConfigureAgents at [org] (Owner). The body is the raw AGENTS.md file
 // (text/markdown, UTF-8, at most 65536 bytes, 413 above): YAML frontmatter between '---' lines, then
 // a Markdown body that becomes the agent's operating guide. Frontmatter keys: key (required,
 // [a-z0-9][a-z0-9-]*, at most 64), version (required, semver 2.0.0), name (required), description,
@@ -968,7 +968,7 @@ func (c *Client) UploadAgentProfileWithBody(ctx context.Context, params *UploadA
 // ListMarketplaceProfiles Marketplace list
 //
 // Permission ViewBoard at [org] of the browsing organization. The profiles of every organization
-// that are Public (hence Published), newest published first, paged. Decision: builtins are not
+// that are Public (hence Published), newest published first, paged. Builtins are not
 // listed (they are in every library already). Each entry has already_in_library, true when the
 // browsing organization's library holds a profile with the same profile_key and version.
 //
@@ -1099,7 +1099,7 @@ func (c *Client) InstallAgentProfile(ctx context.Context, id Id, body InstallAge
 //
 // Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 // Published and the visibility the requested one (default Private); Public puts it in the
-// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 // published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 //
 // Takes any type of body and a specified content type.
@@ -1121,7 +1121,7 @@ func (c *Client) PublishAgentProfileWithBody(ctx context.Context, id Id, content
 //
 // Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 // Published and the visibility the requested one (default Private); Public puts it in the
-// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 // published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 //
 // Takes a body of the `application/json` content type.
@@ -1141,7 +1141,7 @@ func (c *Client) PublishAgentProfile(ctx context.Context, id Id, body PublishAge
 
 // UnpublishAgentProfile Unpublish a profile
 //
-// Permission ConfigureAgents at [org] (Owner). Decision: the status becomes Unpublished and the
+// Permission ConfigureAgents at [org] (Owner). The status becomes Unpublished and the
 // visibility Private, so the profile leaves the marketplace (copies already installed elsewhere
 // stay). It may be published again. 409 when the profile is not Published. Audited as
 // agent_profile.unpublished.
@@ -1399,7 +1399,7 @@ func (c *Client) ListApiConfigs(ctx context.Context, params *ListApiConfigsParam
 // CreateApiConfigWithBody Create a model connection
 //
 // Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 // custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 // URL for the other hosted providers; stub needs neither endpoint nor key and answers
 // deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -1424,7 +1424,7 @@ func (c *Client) CreateApiConfigWithBody(ctx context.Context, contentType string
 // CreateApiConfig Create a model connection
 //
 // Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 // custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 // URL for the other hosted providers; stub needs neither endpoint nor key and answers
 // deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -1466,7 +1466,7 @@ func (c *Client) DeleteApiConfig(ctx context.Context, id Id, reqEditors ...Reque
 
 // GetBoard Board of a team
 //
-// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
+// Permission ViewBoard at [team, org]. The board is per team (team_id required). The
 // columns are always returned in the order backlog, in progress, in review, done, each with every
 // task of that status; items within a column are ordered by created_at then id.
 //
@@ -1486,7 +1486,7 @@ func (c *Client) GetBoard(ctx context.Context, params *GetBoardParams, reqEditor
 // GetCartable The caller's assigned work
 //
 // Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
-// (kind user) across the caller's organizations, newest update first. Decision: done items are left
+// (kind user) across the caller's organizations, newest update first. Done items are left
 // out unless include_done is true.
 //
 // Corresponds with GET /api/orgboard/cartable (the `GetCartable` operationId).
@@ -1521,7 +1521,7 @@ func (c *Client) ListDivisions(ctx context.Context, params *ListDivisionsParams,
 
 // CreateDivisionWithBody Create a division
 //
-// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 // organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 // Member gets 403). Audited as division.created. 409 when the organization already has a division
 // of that name.
@@ -1543,7 +1543,7 @@ func (c *Client) CreateDivisionWithBody(ctx context.Context, contentType string,
 
 // CreateDivision Create a division
 //
-// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 // organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 // Member gets 403). Audited as division.created. 409 when the organization already has a division
 // of that name.
@@ -1611,7 +1611,7 @@ func (c *Client) AcceptInvitation(ctx context.Context, id Id, body AcceptInvitat
 
 // ListOrganizations List the caller's organizations
 //
-// Permission: caller. Decision: the organizations the caller is a member of, ordered by name then
+// Permission: caller. The organizations the caller is a member of, ordered by name then
 // id; a ServiceToken with scope orgboard:admin sees all.
 //
 // Corresponds with GET /api/orgboard/organizations (the `ListOrganizations` operationId).
@@ -1629,7 +1629,7 @@ func (c *Client) ListOrganizations(ctx context.Context, reqEditors ...RequestEdi
 
 // CreateOrganizationWithBody Create an organization
 //
-// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 // becomes the organization's Owner. Audited as organization.created.
 //
 // Takes any type of body and a specified content type.
@@ -1649,7 +1649,7 @@ func (c *Client) CreateOrganizationWithBody(ctx context.Context, contentType str
 
 // CreateOrganization Create an organization
 //
-// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 // becomes the organization's Owner. Audited as organization.created.
 //
 // Takes a body of the `application/json` content type.
@@ -1705,7 +1705,7 @@ func (c *Client) ListInvitations(ctx context.Context, id Id, reqEditors ...Reque
 //
 // Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 // invitation's token once (to be delivered to an email invitee); it is never returned again.
-// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+// An invitation expires after 14 days. 409 when the invitee is already a member or
 // already has a pending invitation. Audited as invitation.created (identity module).
 //
 // Takes any type of body and a specified content type.
@@ -1727,7 +1727,7 @@ func (c *Client) CreateInvitationWithBody(ctx context.Context, id Id, contentTyp
 //
 // Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 // invitation's token once (to be delivered to an email invitee); it is never returned again.
-// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+// An invitation expires after 14 days. 409 when the invitee is already a member or
 // already has a pending invitation. Audited as invitation.created (identity module).
 //
 // Takes a body of the `application/json` content type.
@@ -1842,7 +1842,7 @@ func (c *Client) GetProduct(ctx context.Context, id Id, reqEditors ...RequestEdi
 
 // ListSeats List the seats of a team
 //
-// Permission ViewBoard (view) at [team, org]. Decision -- team_id is required. Ordered by created_at then id.
+// Permission ViewBoard (view) at [team, org]. team_id is required. Ordered by created_at then id.
 //
 // Corresponds with GET /api/orgboard/seats (the `ListSeats` operationId).
 func (c *Client) ListSeats(ctx context.Context, params *ListSeatsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1924,7 +1924,7 @@ func (c *Client) GetSeatAgent(ctx context.Context, id Id, reqEditors ...RequestE
 // occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 // belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 // profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+// absent skill_keys and autonomy are taken from the profile. The body is the complete
 // configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 // autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 // agent.configured.
@@ -1952,7 +1952,7 @@ func (c *Client) ConfigureSeatAgentWithBody(ctx context.Context, id Id, contentT
 // occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 // belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 // profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+// absent skill_keys and autonomy are taken from the profile. The body is the complete
 // configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 // autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 // agent.configured.
@@ -1974,7 +1974,7 @@ func (c *Client) ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSe
 
 // CreateTaskWithBody Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 // starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
@@ -1995,7 +1995,7 @@ func (c *Client) CreateTaskWithBody(ctx context.Context, contentType string, bod
 
 // CreateTask Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 // starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
@@ -2075,7 +2075,7 @@ func (c *Client) AssignTask(ctx context.Context, id Id, body AssignTaskJSONReque
 
 // MoveTaskWithBody Move a task
 //
-// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
@@ -2097,7 +2097,7 @@ func (c *Client) MoveTaskWithBody(ctx context.Context, id Id, contentType string
 
 // MoveTask Move a task
 //
-// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
@@ -2119,7 +2119,7 @@ func (c *Client) MoveTask(ctx context.Context, id Id, body MoveTaskJSONRequestBo
 
 // ListTeams List teams
 //
-// Permission ViewBoard (view). Decision: without organization_id, the teams of every organization
+// Permission ViewBoard (view). Without organization_id, the teams of every organization
 // the caller belongs to; with it, that organization's teams (404 when the caller is not a member).
 // Optional product_id filter. Ordered by name then id.
 //
@@ -2231,7 +2231,7 @@ func (c *Client) RemoveTeamLead(ctx context.Context, id Id, userId UserIdPath, r
 
 // SetTeamLead Make a member a Lead of a team
 //
-// Permission: Owner. Decision: the Lead role is per team and held by a member of the team's
+// Permission: Owner. The Lead role is per team and held by a member of the team's
 // organization (400 for a user who is not a member). Idempotent. Audited as team.lead.assigned.
 //
 // Corresponds with PUT /api/orgboard/teams/{id}/leads/{user_id} (the `SetTeamLead` operationId).
@@ -2266,7 +2266,7 @@ func (c *Client) ListToolServers(ctx context.Context, params *ListToolServersPar
 
 // CreateToolServerWithBody Register a tool server
 //
-// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 // only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 // pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 // never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -2289,7 +2289,7 @@ func (c *Client) CreateToolServerWithBody(ctx context.Context, contentType strin
 
 // CreateToolServer Register a tool server
 //
-// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 // only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 // pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 // never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -2312,7 +2312,7 @@ func (c *Client) CreateToolServer(ctx context.Context, body CreateToolServerJSON
 
 // DeleteToolServer Delete a tool server
 //
-// Permission: Owner only, via ManageApiKeys at [org]. Decision: the server is also unbound from every
+// Permission: Owner only, via ManageApiKeys at [org]. The server is also unbound from every
 // agent's mcp_server_ids. Audited as tool_server.deleted.
 //
 // Corresponds with DELETE /api/orgboard/tool-servers/{id} (the `DeleteToolServer` operationId).
@@ -2351,8 +2351,8 @@ func (c *Client) TestToolServerConnectivity(ctx context.Context, id Id, reqEdito
 // GetProductIdentity Read the product identity
 //
 // Permission ViewBoard at [org]. The identity is a PRODUCT.md-style text brief shared by every agent
-// on the product (it becomes the '# Product' section of their prompts). Decision: the path has no
-// /api/orgboard prefix, exactly as the seed gives it. A product whose identity was never set answers
+// on the product (it becomes the '# Product' section of their prompts). The path has no
+// /api/orgboard prefix. A product whose identity was never set answers
 // version 0 with empty content.
 //
 // Corresponds with GET /products/{id}/identity (the `GetProductIdentity` operationId).
@@ -2370,7 +2370,7 @@ func (c *Client) GetProductIdentity(ctx context.Context, id Id, reqEditors ...Re
 
 // SetProductIdentityWithBody Set the product identity
 //
-// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 // kept (see the versions list). When base_version is given and is not the current version the write
 // is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 //
@@ -2391,7 +2391,7 @@ func (c *Client) SetProductIdentityWithBody(ctx context.Context, id Id, contentT
 
 // SetProductIdentity Set the product identity
 //
-// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 // kept (see the versions list). When base_version is given and is not the current version the write
 // is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 //
@@ -4943,7 +4943,7 @@ type ClientWithResponsesInterface interface {
 	// ListAgentProfilesWithResponse List the resolvable profiles of an organization
 	//
 	// Permission ViewBoard at [org] (browsing). One entry per profile_key: the resolvable winner, in
-	// profile_key order. Decision on the resolution rule: among the profiles visible to the organization
+	// profile_key order. The resolution rule: among the profiles visible to the organization
 	// (its library and the builtins) the organization's own Authored profile wins over an Installed one,
 	// which wins over a Builtin; within the same origin the highest semver wins (pre-releases below
 	// their release). Every status of the organization's library is resolvable.
@@ -4955,7 +4955,7 @@ type ClientWithResponsesInterface interface {
 
 	// UploadAgentProfileWithBodyWithResponse Upload an AGENTS.md profile
 	//
-	// Permission ConfigureAgents at [org] (Owner). Decision: the body is the raw AGENTS.md file
+	// Permission ConfigureAgents at [org] (Owner). The body is the raw AGENTS.md file
 	// (text/markdown, UTF-8, at most 65536 bytes, 413 above): YAML frontmatter between '---' lines, then
 	// a Markdown body that becomes the agent's operating guide. Frontmatter keys: key (required,
 	// [a-z0-9][a-z0-9-]*, at most 64), version (required, semver 2.0.0), name (required), description,
@@ -4973,7 +4973,7 @@ type ClientWithResponsesInterface interface {
 	// ListMarketplaceProfilesWithResponse Marketplace list
 	//
 	// Permission ViewBoard at [org] of the browsing organization. The profiles of every organization
-	// that are Public (hence Published), newest published first, paged. Decision: builtins are not
+	// that are Public (hence Published), newest published first, paged. Builtins are not
 	// listed (they are in every library already). Each entry has already_in_library, true when the
 	// browsing organization's library holds a profile with the same profile_key and version.
 	//
@@ -5048,7 +5048,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 	// Published and the visibility the requested one (default Private); Public puts it in the
-	// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+	// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 	// published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5060,7 +5060,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 	// Published and the visibility the requested one (default Private); Public puts it in the
-	// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+	// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 	// published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5070,7 +5070,7 @@ type ClientWithResponsesInterface interface {
 
 	// UnpublishAgentProfileWithResponse Unpublish a profile
 	//
-	// Permission ConfigureAgents at [org] (Owner). Decision: the status becomes Unpublished and the
+	// Permission ConfigureAgents at [org] (Owner). The status becomes Unpublished and the
 	// visibility Private, so the profile leaves the marketplace (copies already installed elsewhere
 	// stay). It may be published again. 409 when the profile is not Published. Audited as
 	// agent_profile.unpublished.
@@ -5220,7 +5220,7 @@ type ClientWithResponsesInterface interface {
 	// CreateApiConfigWithBodyWithResponse Create a model connection
 	//
 	// Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-	// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+	// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 	// custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 	// URL for the other hosted providers; stub needs neither endpoint nor key and answers
 	// deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -5235,7 +5235,7 @@ type ClientWithResponsesInterface interface {
 	// CreateApiConfigWithResponse Create a model connection
 	//
 	// Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-	// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+	// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 	// custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 	// URL for the other hosted providers; stub needs neither endpoint nor key and answers
 	// deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -5259,7 +5259,7 @@ type ClientWithResponsesInterface interface {
 
 	// GetBoardWithResponse Board of a team
 	//
-	// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
+	// Permission ViewBoard at [team, org]. The board is per team (team_id required). The
 	// columns are always returned in the order backlog, in progress, in review, done, each with every
 	// task of that status; items within a column are ordered by created_at then id.
 	//
@@ -5271,7 +5271,7 @@ type ClientWithResponsesInterface interface {
 	// GetCartableWithResponse The caller's assigned work
 	//
 	// Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
-	// (kind user) across the caller's organizations, newest update first. Decision: done items are left
+	// (kind user) across the caller's organizations, newest update first. Done items are left
 	// out unless include_done is true.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5290,7 +5290,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDivisionWithBodyWithResponse Create a division
 	//
-	// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+	// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 	// organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 	// Member gets 403). Audited as division.created. 409 when the organization already has a division
 	// of that name.
@@ -5302,7 +5302,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateDivisionWithResponse Create a division
 	//
-	// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+	// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 	// organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 	// Member gets 403). Audited as division.created. 409 when the organization already has a division
 	// of that name.
@@ -5340,7 +5340,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListOrganizationsWithResponse List the caller's organizations
 	//
-	// Permission: caller. Decision: the organizations the caller is a member of, ordered by name then
+	// Permission: caller. The organizations the caller is a member of, ordered by name then
 	// id; a ServiceToken with scope orgboard:admin sees all.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5350,7 +5350,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrganizationWithBodyWithResponse Create an organization
 	//
-	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 	// becomes the organization's Owner. Audited as organization.created.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5360,7 +5360,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateOrganizationWithResponse Create an organization
 	//
-	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+	// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 	// becomes the organization's Owner. Audited as organization.created.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5390,7 +5390,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 	// invitation's token once (to be delivered to an email invitee); it is never returned again.
-	// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+	// An invitation expires after 14 days. 409 when the invitee is already a member or
 	// already has a pending invitation. Audited as invitation.created (identity module).
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5402,7 +5402,7 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 	// invitation's token once (to be delivered to an email invitee); it is never returned again.
-	// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+	// An invitation expires after 14 days. 409 when the invitee is already a member or
 	// already has a pending invitation. Audited as invitation.created (identity module).
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5463,7 +5463,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListSeatsWithResponse List the seats of a team
 	//
-	// Permission ViewBoard (view) at [team, org]. Decision -- team_id is required. Ordered by created_at then id.
+	// Permission ViewBoard (view) at [team, org]. team_id is required. Ordered by created_at then id.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5509,7 +5509,7 @@ type ClientWithResponsesInterface interface {
 	// occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 	// belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 	// profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-	// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+	// absent skill_keys and autonomy are taken from the profile. The body is the complete
 	// configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 	// autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 	// agent.configured.
@@ -5527,7 +5527,7 @@ type ClientWithResponsesInterface interface {
 	// occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 	// belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 	// profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-	// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+	// absent skill_keys and autonomy are taken from the profile. The body is the complete
 	// configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 	// autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 	// agent.configured.
@@ -5539,7 +5539,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTaskWithBodyWithResponse Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
@@ -5550,7 +5550,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateTaskWithResponse Create a task
 	//
-	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+	// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 	// starts in status backlog, unassigned. parent_id must be a task of the same team (400
 	// otherwise). Audited as task.created.
 	//
@@ -5592,7 +5592,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveTaskWithBodyWithResponse Move a task
 	//
-	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+	// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
@@ -5604,7 +5604,7 @@ type ClientWithResponsesInterface interface {
 
 	// MoveTaskWithResponse Move a task
 	//
-	// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+	// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
@@ -5616,7 +5616,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListTeamsWithResponse List teams
 	//
-	// Permission ViewBoard (view). Decision: without organization_id, the teams of every organization
+	// Permission ViewBoard (view). Without organization_id, the teams of every organization
 	// the caller belongs to; with it, that organization's teams (404 when the caller is not a member).
 	// Optional product_id filter. Ordered by name then id.
 	//
@@ -5676,7 +5676,7 @@ type ClientWithResponsesInterface interface {
 
 	// SetTeamLeadWithResponse Make a member a Lead of a team
 	//
-	// Permission: Owner. Decision: the Lead role is per team and held by a member of the team's
+	// Permission: Owner. The Lead role is per team and held by a member of the team's
 	// organization (400 for a user who is not a member). Idempotent. Audited as team.lead.assigned.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5695,7 +5695,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateToolServerWithBodyWithResponse Register a tool server
 	//
-	// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+	// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 	// only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 	// pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 	// never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -5708,7 +5708,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateToolServerWithResponse Register a tool server
 	//
-	// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+	// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 	// only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 	// pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 	// never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -5721,7 +5721,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteToolServerWithResponse Delete a tool server
 	//
-	// Permission: Owner only, via ManageApiKeys at [org]. Decision: the server is also unbound from every
+	// Permission: Owner only, via ManageApiKeys at [org]. The server is also unbound from every
 	// agent's mcp_server_ids. Audited as tool_server.deleted.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5744,8 +5744,8 @@ type ClientWithResponsesInterface interface {
 	// GetProductIdentityWithResponse Read the product identity
 	//
 	// Permission ViewBoard at [org]. The identity is a PRODUCT.md-style text brief shared by every agent
-	// on the product (it becomes the '# Product' section of their prompts). Decision: the path has no
-	// /api/orgboard prefix, exactly as the seed gives it. A product whose identity was never set answers
+	// on the product (it becomes the '# Product' section of their prompts). The path has no
+	// /api/orgboard prefix. A product whose identity was never set answers
 	// version 0 with empty content.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5755,7 +5755,7 @@ type ClientWithResponsesInterface interface {
 
 	// SetProductIdentityWithBodyWithResponse Set the product identity
 	//
-	// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+	// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 	// kept (see the versions list). When base_version is given and is not the current version the write
 	// is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 	//
@@ -5766,7 +5766,7 @@ type ClientWithResponsesInterface interface {
 
 	// SetProductIdentityWithResponse Set the product identity
 	//
-	// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+	// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 	// kept (see the versions list). When base_version is given and is not the current version the write
 	// is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 	//
@@ -10016,7 +10016,7 @@ func (c *ClientWithResponses) ListAuditEntriesWithResponse(ctx context.Context, 
 // ListAgentProfilesWithResponse List the resolvable profiles of an organization
 //
 // Permission ViewBoard at [org] (browsing). One entry per profile_key: the resolvable winner, in
-// profile_key order. Decision on the resolution rule: among the profiles visible to the organization
+// profile_key order. The resolution rule: among the profiles visible to the organization
 // (its library and the builtins) the organization's own Authored profile wins over an Installed one,
 // which wins over a Builtin; within the same origin the highest semver wins (pre-releases below
 // their release). Every status of the organization's library is resolvable.
@@ -10034,7 +10034,7 @@ func (c *ClientWithResponses) ListAgentProfilesWithResponse(ctx context.Context,
 
 // UploadAgentProfileWithBodyWithResponse Upload an AGENTS.md profile
 //
-// Permission ConfigureAgents at [org] (Owner). Decision: the body is the raw AGENTS.md file
+// Permission ConfigureAgents at [org] (Owner). The body is the raw AGENTS.md file
 // (text/markdown, UTF-8, at most 65536 bytes, 413 above): YAML frontmatter between '---' lines, then
 // a Markdown body that becomes the agent's operating guide. Frontmatter keys: key (required,
 // [a-z0-9][a-z0-9-]*, at most 64), version (required, semver 2.0.0), name (required), description,
@@ -10058,7 +10058,7 @@ func (c *ClientWithResponses) UploadAgentProfileWithBodyWithResponse(ctx context
 // ListMarketplaceProfilesWithResponse Marketplace list
 //
 // Permission ViewBoard at [org] of the browsing organization. The profiles of every organization
-// that are Public (hence Published), newest published first, paged. Decision: builtins are not
+// that are Public (hence Published), newest published first, paged. Builtins are not
 // listed (they are in every library already). Each entry has already_in_library, true when the
 // browsing organization's library holds a profile with the same profile_key and version.
 //
@@ -10169,7 +10169,7 @@ func (c *ClientWithResponses) InstallAgentProfileWithResponse(ctx context.Contex
 //
 // Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 // Published and the visibility the requested one (default Private); Public puts it in the
-// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 // published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10187,7 +10187,7 @@ func (c *ClientWithResponses) PublishAgentProfileWithBodyWithResponse(ctx contex
 //
 // Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
 // Published and the visibility the requested one (default Private); Public puts it in the
-// marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+// marketplace. Invariant: Public implies Published. Only Authored profiles can be
 // published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10203,7 +10203,7 @@ func (c *ClientWithResponses) PublishAgentProfileWithResponse(ctx context.Contex
 
 // UnpublishAgentProfileWithResponse Unpublish a profile
 //
-// Permission ConfigureAgents at [org] (Owner). Decision: the status becomes Unpublished and the
+// Permission ConfigureAgents at [org] (Owner). The status becomes Unpublished and the
 // visibility Private, so the profile leaves the marketplace (copies already installed elsewhere
 // stay). It may be published again. 409 when the profile is not Published. Audited as
 // agent_profile.unpublished.
@@ -10425,7 +10425,7 @@ func (c *ClientWithResponses) ListApiConfigsWithResponse(ctx context.Context, pa
 // CreateApiConfigWithBodyWithResponse Create a model connection
 //
 // Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 // custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 // URL for the other hosted providers; stub needs neither endpoint nor key and answers
 // deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -10446,7 +10446,7 @@ func (c *ClientWithResponses) CreateApiConfigWithBodyWithResponse(ctx context.Co
 // CreateApiConfigWithResponse Create a model connection
 //
 // Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-// chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+// chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
 // custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
 // URL for the other hosted providers; stub needs neither endpoint nor key and answers
 // deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -10482,7 +10482,7 @@ func (c *ClientWithResponses) DeleteApiConfigWithResponse(ctx context.Context, i
 
 // GetBoardWithResponse Board of a team
 //
-// Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
+// Permission ViewBoard at [team, org]. The board is per team (team_id required). The
 // columns are always returned in the order backlog, in progress, in review, done, each with every
 // task of that status; items within a column are ordered by created_at then id.
 //
@@ -10500,7 +10500,7 @@ func (c *ClientWithResponses) GetBoardWithResponse(ctx context.Context, params *
 // GetCartableWithResponse The caller's assigned work
 //
 // Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
-// (kind user) across the caller's organizations, newest update first. Decision: done items are left
+// (kind user) across the caller's organizations, newest update first. Done items are left
 // out unless include_done is true.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10531,7 +10531,7 @@ func (c *ClientWithResponses) ListDivisionsWithResponse(ctx context.Context, par
 
 // CreateDivisionWithBodyWithResponse Create a division
 //
-// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 // organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 // Member gets 403). Audited as division.created. 409 when the organization already has a division
 // of that name.
@@ -10549,7 +10549,7 @@ func (c *ClientWithResponses) CreateDivisionWithBodyWithResponse(ctx context.Con
 
 // CreateDivisionWithResponse Create a division
 //
-// Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+// Structure lives at /api/orgboard/divisions and /api/orgboard/products with
 // organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
 // Member gets 403). Audited as division.created. 409 when the organization already has a division
 // of that name.
@@ -10605,7 +10605,7 @@ func (c *ClientWithResponses) AcceptInvitationWithResponse(ctx context.Context, 
 
 // ListOrganizationsWithResponse List the caller's organizations
 //
-// Permission: caller. Decision: the organizations the caller is a member of, ordered by name then
+// Permission: caller. The organizations the caller is a member of, ordered by name then
 // id; a ServiceToken with scope orgboard:admin sees all.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -10621,7 +10621,7 @@ func (c *ClientWithResponses) ListOrganizationsWithResponse(ctx context.Context,
 
 // CreateOrganizationWithBodyWithResponse Create an organization
 //
-// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 // becomes the organization's Owner. Audited as organization.created.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10637,7 +10637,7 @@ func (c *ClientWithResponses) CreateOrganizationWithBodyWithResponse(ctx context
 
 // CreateOrganizationWithResponse Create an organization
 //
-// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+// Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
 // becomes the organization's Owner. Audited as organization.created.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10685,7 +10685,7 @@ func (c *ClientWithResponses) ListInvitationsWithResponse(ctx context.Context, i
 //
 // Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 // invitation's token once (to be delivered to an email invitee); it is never returned again.
-// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+// An invitation expires after 14 days. 409 when the invitee is already a member or
 // already has a pending invitation. Audited as invitation.created (identity module).
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10703,7 +10703,7 @@ func (c *ClientWithResponses) CreateInvitationWithBodyWithResponse(ctx context.C
 //
 // Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
 // invitation's token once (to be delivered to an email invitee); it is never returned again.
-// Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+// An invitation expires after 14 days. 409 when the invitee is already a member or
 // already has a pending invitation. Audited as invitation.created (identity module).
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10800,7 +10800,7 @@ func (c *ClientWithResponses) GetProductWithResponse(ctx context.Context, id Id,
 
 // ListSeatsWithResponse List the seats of a team
 //
-// Permission ViewBoard (view) at [team, org]. Decision -- team_id is required. Ordered by created_at then id.
+// Permission ViewBoard (view) at [team, org]. team_id is required. Ordered by created_at then id.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10870,7 +10870,7 @@ func (c *ClientWithResponses) GetSeatAgentWithResponse(ctx context.Context, id I
 // occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 // belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 // profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+// absent skill_keys and autonomy are taken from the profile. The body is the complete
 // configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 // autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 // agent.configured.
@@ -10894,7 +10894,7 @@ func (c *ClientWithResponses) ConfigureSeatAgentWithBodyWithResponse(ctx context
 // occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
 // belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
 // profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-// absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+// absent skill_keys and autonomy are taken from the profile. The body is the complete
 // configuration (a reconfiguration replaces it; absent optional fields take their defaults:
 // autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
 // agent.configured.
@@ -10912,7 +10912,7 @@ func (c *ClientWithResponses) ConfigureSeatAgentWithResponse(ctx context.Context
 
 // CreateTaskWithBodyWithResponse Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 // starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
@@ -10929,7 +10929,7 @@ func (c *ClientWithResponses) CreateTaskWithBodyWithResponse(ctx context.Context
 
 // CreateTaskWithResponse Create a task
 //
-// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+// Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
 // starts in status backlog, unassigned. parent_id must be a task of the same team (400
 // otherwise). Audited as task.created.
 //
@@ -10995,7 +10995,7 @@ func (c *ClientWithResponses) AssignTaskWithResponse(ctx context.Context, id Id,
 
 // MoveTaskWithBodyWithResponse Move a task
 //
-// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
@@ -11013,7 +11013,7 @@ func (c *ClientWithResponses) MoveTaskWithBodyWithResponse(ctx context.Context, 
 
 // MoveTaskWithResponse Move a task
 //
-// Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+// Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
@@ -11031,7 +11031,7 @@ func (c *ClientWithResponses) MoveTaskWithResponse(ctx context.Context, id Id, b
 
 // ListTeamsWithResponse List teams
 //
-// Permission ViewBoard (view). Decision: without organization_id, the teams of every organization
+// Permission ViewBoard (view). Without organization_id, the teams of every organization
 // the caller belongs to; with it, that organization's teams (404 when the caller is not a member).
 // Optional product_id filter. Ordered by name then id.
 //
@@ -11127,7 +11127,7 @@ func (c *ClientWithResponses) RemoveTeamLeadWithResponse(ctx context.Context, id
 
 // SetTeamLeadWithResponse Make a member a Lead of a team
 //
-// Permission: Owner. Decision: the Lead role is per team and held by a member of the team's
+// Permission: Owner. The Lead role is per team and held by a member of the team's
 // organization (400 for a user who is not a member). Idempotent. Audited as team.lead.assigned.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11158,7 +11158,7 @@ func (c *ClientWithResponses) ListToolServersWithResponse(ctx context.Context, p
 
 // CreateToolServerWithBodyWithResponse Register a tool server
 //
-// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 // only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 // pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 // never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -11177,7 +11177,7 @@ func (c *ClientWithResponses) CreateToolServerWithBodyWithResponse(ctx context.C
 
 // CreateToolServerWithResponse Register a tool server
 //
-// Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+// The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
 // only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
 // pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
 // never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -11196,7 +11196,7 @@ func (c *ClientWithResponses) CreateToolServerWithResponse(ctx context.Context, 
 
 // DeleteToolServerWithResponse Delete a tool server
 //
-// Permission: Owner only, via ManageApiKeys at [org]. Decision: the server is also unbound from every
+// Permission: Owner only, via ManageApiKeys at [org]. The server is also unbound from every
 // agent's mcp_server_ids. Audited as tool_server.deleted.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11231,8 +11231,8 @@ func (c *ClientWithResponses) TestToolServerConnectivityWithResponse(ctx context
 // GetProductIdentityWithResponse Read the product identity
 //
 // Permission ViewBoard at [org]. The identity is a PRODUCT.md-style text brief shared by every agent
-// on the product (it becomes the '# Product' section of their prompts). Decision: the path has no
-// /api/orgboard prefix, exactly as the seed gives it. A product whose identity was never set answers
+// on the product (it becomes the '# Product' section of their prompts). The path has no
+// /api/orgboard prefix. A product whose identity was never set answers
 // version 0 with empty content.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -11248,7 +11248,7 @@ func (c *ClientWithResponses) GetProductIdentityWithResponse(ctx context.Context
 
 // SetProductIdentityWithBodyWithResponse Set the product identity
 //
-// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 // kept (see the versions list). When base_version is given and is not the current version the write
 // is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 //
@@ -11265,7 +11265,7 @@ func (c *ClientWithResponses) SetProductIdentityWithBodyWithResponse(ctx context
 
 // SetProductIdentityWithResponse Set the product identity
 //
-// Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+// Permission: Owner. Every write creates a new version (version + 1); earlier texts are
 // kept (see the versions list). When base_version is given and is not the current version the write
 // is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
 //

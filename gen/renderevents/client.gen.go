@@ -93,7 +93,7 @@ type ClientInterface interface {
 
 	// ListRefundsDue List refunds due
 	//
-	// Decision (matching rule). A refund is due for a render job that ended `failed` or `cancelled`
+	// Matching rule: a refund is due for a render job that ended `failed` or `cancelled`
 	// with `refund_required` true (the default when the event omits it). The job's payment is the
 	// envelope `correlation_id` of its render events: the render orchestrator sets it to the
 	// payment_id of the identity.payment.succeeded (action ProjectRender) that paid the job.
@@ -310,7 +310,7 @@ type ClientInterface interface {
 
 // ListRefundsDue List refunds due
 //
-// Decision (matching rule). A refund is due for a render job that ended `failed` or `cancelled`
+// Matching rule: a refund is due for a render job that ended `failed` or `cancelled`
 // with `refund_required` true (the default when the event omits it). The job's payment is the
 // envelope `correlation_id` of its render events: the render orchestrator sets it to the
 // payment_id of the identity.payment.succeeded (action ProjectRender) that paid the job.
@@ -2081,7 +2081,7 @@ type ClientWithResponsesInterface interface {
 
 	// ListRefundsDueWithResponse List refunds due
 	//
-	// Decision (matching rule). A refund is due for a render job that ended `failed` or `cancelled`
+	// Matching rule: a refund is due for a render job that ended `failed` or `cancelled`
 	// with `refund_required` true (the default when the event omits it). The job's payment is the
 	// envelope `correlation_id` of its render events: the render orchestrator sets it to the
 	// payment_id of the identity.payment.succeeded (action ProjectRender) that paid the job.
@@ -3876,7 +3876,7 @@ func (r RotateWebhookEndpointSecretResponse) ContentType() string {
 
 // ListRefundsDueWithResponse List refunds due
 //
-// Decision (matching rule). A refund is due for a render job that ended `failed` or `cancelled`
+// Matching rule: a refund is due for a render job that ended `failed` or `cancelled`
 // with `refund_required` true (the default when the event omits it). The job's payment is the
 // envelope `correlation_id` of its render events: the render orchestrator sets it to the
 // payment_id of the identity.payment.succeeded (action ProjectRender) that paid the job.

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
@@ -86,11 +85,7 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 	t.Cleanup(func() { _ = pub.Close() })
 	runForwarder(t, cfg, pool, pub)
 
-	spec, err := openapi3.NewLoader().LoadFromData([]byte(thingsSpec))
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpx.New(httpx.Options{Service: "bustest", Logger: log, Spec: spec, Telemetry: tel})
+	e, err := httpx.New(httpx.Options{Service: "bustest", Logger: log, SpecDocument: []byte(thingsSpec), Telemetry: tel})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -65,6 +65,9 @@ type contract struct {
 
 func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
+		if overMatched(c) {
+			return echo.ErrNotFound
+		}
 		if !routed(c) {
 			return next(c) // echo answers 404/405 itself
 		}

@@ -2,7 +2,10 @@ package httpx_test
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,13 +14,14 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
@@ -47,13 +51,14 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
-func loadSpec(t testing.TB) *openapi3.T {
+// specDocument is the test service's contract as its file holds it.
+func specDocument(t testing.TB) []byte {
 	t.Helper()
-	spec, err := openapi3.NewLoader().LoadFromFile("testdata/spec.yaml")
+	doc, err := os.ReadFile("testdata/spec.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	return spec
+	return doc
 }
 
 type fixture struct {
@@ -88,11 +93,11 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		t.Fatal(err)
 	}
 	opts := httpx.Options{
-		Service:   "things",
-		Logger:    telemetry.NewLogger(logs, slog.LevelDebug, "things"),
-		Spec:      loadSpec(t),
-		Auth:      issuer.Authenticator(t),
-		Telemetry: tel,
+		Service:      "things",
+		Logger:       telemetry.NewLogger(logs, slog.LevelDebug, "things"),
+		SpecDocument: specDocument(t),
+		Auth:         issuer.Authenticator(t),
+		Telemetry:    tel,
 	}
 	if tune != nil {
 		tune(&opts)
@@ -465,10 +470,28 @@ func TestErrorsBecomeProblems(t *testing.T) {
 	}
 	t.Run("an unknown route is a 404 problem", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/v1/nowhere", "", "", "")
-		if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Instance != "/v1/nowhere" {
+		if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Instance != "/v1/nowhere" || r.problem.Detail != "" {
 			t.Fatalf("got %d %+v", r.status, r.problem)
 		}
 	})
+	id := uuid.NewString()
+	for _, tt := range []struct{ name, method, path, meant string }{
+		{"a path without the base path names the path with it", "GET", "/things/" + id, "/v1/things/" + id},
+		{"a path with a prefix too many names the path without it", "GET", "/api/v1/things", "/v1/things"},
+		{"a path below an operation's last parameter is a 404, not a parameter error", "GET", "/v1/things/" + id + "/parts", ""},
+		{"a path below an operation's last parameter is a 404 for any method, not a 405", "DELETE", "/v1/things/" + id + "/parts", ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			r := do(t, tt.method, f.url+tt.path, "", "", "")
+			want := ""
+			if tt.meant != "" {
+				want = "nothing is served at " + tt.path + "; did you mean " + tt.meant + "?"
+			}
+			if r.status != 404 || r.problem.Type != httpx.ProblemTypeBase+"not_found" || r.problem.Detail != want {
+				t.Fatalf("got %d %+v, want 404 with detail %q", r.status, r.problem, want)
+			}
+		})
+	}
 	t.Run("a known route with another method is a 405 problem", func(t *testing.T) {
 		r := do(t, "DELETE", f.url+"/v1/public", "", "", "")
 		if r.status != 405 || r.problem.Type != httpx.ProblemTypeBase+"method_not_allowed" || r.header.Get("Allow") == "" {
@@ -521,27 +544,82 @@ func TestBuiltInRoutes(t *testing.T) {
 			t.Fatalf("metrics:\n%s", r.body)
 		}
 	})
-	t.Run("openapi.yaml is the spec", func(t *testing.T) {
+	t.Run("openapi.yaml is the spec file byte for byte, as text a browser shows", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/openapi.yaml", "", "", "")
-		spec, err := openapi3.NewLoader().LoadFromData([]byte(r.body))
-		if err != nil || spec.Paths.Value("/things") == nil || spec.Servers[0].URL != "http://localhost:8081/v1" {
-			t.Fatalf("served spec: %v", err)
+		if r.status != 200 || r.body != string(specDocument(t)) {
+			t.Fatalf("served %d, %d bytes; want the %d bytes of testdata/spec.yaml", r.status, len(r.body), len(specDocument(t)))
+		}
+		if ct := r.header.Get("Content-Type"); ct != httpx.SpecContentType || !strings.HasPrefix(ct, "text/") {
+			t.Fatalf("Content-Type %q", ct)
 		}
 	})
-	t.Run("docs list operations without external resources", func(t *testing.T) {
+	t.Run("docs is a Redoc page that loads its bundle and the spec from this server", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/docs", "", "", "")
-		for _, want := range []string{"listThings", "Create a thing", "/admin/servers", "ServiceToken", "query.page", `id="schema-NewThing"`} {
-			if want == "query.page" {
-				want = "<code>page</code>"
-			}
+		for _, want := range []string{`<title>httpx test service 1.0.0</title>`, `spec-url="openapi.yaml"`,
+			`<script src="docs/redoc.standalone.js">`, `expand-responses="200,201,202,204"`} {
 			if !strings.Contains(r.body, want) {
-				t.Fatalf("docs lack %q", want)
+				t.Fatalf("docs lack %q:\n%s", want, r.body)
 			}
 		}
-		if strings.Contains(r.body, "<script") || strings.Contains(r.body, "https://") {
-			t.Fatal("docs load external resources")
+		if strings.Contains(r.body, "https://") || strings.Contains(r.body, "http://") {
+			t.Fatalf("docs refer to another host:\n%s", r.body)
+		}
+		// The policy admits this server's scripts and the page's one inline script, by its hash.
+		csp := r.header.Get("Content-Security-Policy")
+		inline := regexp.MustCompile(`(?s)<script>(.*?)</script>`).FindAllStringSubmatch(r.body, -1)
+		if len(inline) != 1 {
+			t.Fatalf("%d inline scripts, want the one guard", len(inline))
+		}
+		sum := sha256.Sum256([]byte(inline[0][1]))
+		for _, want := range []string{"default-src 'none'", "script-src 'self' 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) + "'",
+			"img-src 'self' data:", "connect-src 'self'"} {
+			if !strings.Contains(csp, want) {
+				t.Fatalf("Content-Security-Policy %q lacks %q", csp, want)
+			}
 		}
 	})
+	t.Run("HEAD answers 200 on docs and the spec", func(t *testing.T) {
+		for _, path := range []string{"/docs", "/openapi.yaml", httpx.RedocAsset} {
+			if r := do(t, "HEAD", f.url+path, "", "", ""); r.status != 200 || r.body != "" {
+				t.Fatalf("HEAD %s: %d %q", path, r.status, r.body)
+			}
+		}
+	})
+	t.Run("the Redoc bundle is served gzipped and revalidated by ETag", func(t *testing.T) {
+		plain := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "identity")
+		if plain.status != 200 || !strings.HasPrefix(plain.header.Get("Content-Type"), "text/javascript") ||
+			!strings.Contains(plain.body, "Redoc") || len(plain.body) < 100_000 {
+			t.Fatalf("bundle: %d %q, %d bytes", plain.status, plain.header.Get("Content-Type"), len(plain.body))
+		}
+		// Setting Accept-Encoding by hand keeps the transport from decompressing the body.
+		zipped := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "gzip, deflate")
+		if zipped.header.Get("Content-Encoding") != "gzip" || len(zipped.body) >= len(plain.body)/2 {
+			t.Fatalf("gzipped bundle: encoding %q, %d bytes of %d", zipped.header.Get("Content-Encoding"), len(zipped.body), len(plain.body))
+		}
+		zr, err := gzip.NewReader(strings.NewReader(zipped.body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if unzipped, err := io.ReadAll(zr); err != nil || string(unzipped) != plain.body {
+			t.Fatalf("the gzipped bundle is not the bundle: %v", err)
+		}
+		etag := zipped.header.Get("ETag")
+		if etag == "" || etag == plain.header.Get("ETag") {
+			t.Fatalf("ETags %q (gzip) and %q (identity) must be set and differ", etag, plain.header.Get("ETag"))
+		}
+		again := do(t, "GET", f.url+httpx.RedocAsset, "", "", "", "Accept-Encoding", "gzip", "If-None-Match", etag)
+		if again.status != http.StatusNotModified || again.body != "" {
+			t.Fatalf("revalidation: %d, %d bytes", again.status, len(again.body))
+		}
+	})
+}
+
+func TestABodyLimitForAnOperationTheSpecLacksIsRefusedAtStart(t *testing.T) {
+	_, err := httpx.New(httpx.Options{Service: "things", SpecDocument: specDocument(t), Logger: slog.New(slog.DiscardHandler),
+		Auth: &auth.Authenticator{}, OperationBodyLimits: map[string]int64{"UploadFile": 1 << 20}})
+	if err == nil || !strings.Contains(err.Error(), `"UploadFile"`) {
+		t.Fatalf("New accepted a limit for an unknown operation (the spec has uploadFile): %v", err)
+	}
 }
 
 func TestRequestIDAndTraceReachTheAccessLog(t *testing.T) {
@@ -567,8 +645,8 @@ func TestRequestIDAndTraceReachTheAccessLog(t *testing.T) {
 }
 
 func TestServeDrainsInFlightRequests(t *testing.T) {
-	e, err := httpx.New(httpx.Options{Service: "drain", Spec: &openapi3.T{OpenAPI: "3.0.3",
-		Info: &openapi3.Info{Title: "t", Version: "1"}, Paths: openapi3.NewPaths()}, Logger: slog.New(slog.DiscardHandler)})
+	e, err := httpx.New(httpx.Options{Service: "drain", SpecDocument: []byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"),
+		Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

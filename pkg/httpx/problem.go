@@ -144,7 +144,7 @@ func fromEcho(he *echo.HTTPError) error {
 }
 
 // errorHandler renders every error as problem+json and logs the internal ones.
-func errorHandler(service string, log *slog.Logger) echo.HTTPErrorHandler {
+func errorHandler(service string, log *slog.Logger, hints *pathHints) echo.HTTPErrorHandler {
 	return func(err error, c echo.Context) {
 		if c.Response().Committed {
 			return
@@ -153,6 +153,11 @@ func errorHandler(service string, log *slog.Logger) echo.HTTPErrorHandler {
 		p, internal := problemFor(err)
 		p.Instance = req.URL.Path
 		p.RequestID = c.Response().Header().Get(HeaderRequestID)
+		if p.Status == http.StatusNotFound && routeMiss(err) {
+			if d := hints.detail(req.Method, req.URL.Path); d != "" {
+				p.Detail = d
+			}
+		}
 		if internal {
 			log.ErrorContext(req.Context(), "request failed", slog.String("error", err.Error()),
 				slog.String("method", req.Method), slog.String("path", req.URL.Path))

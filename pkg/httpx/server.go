@@ -6,7 +6,6 @@ package httpx
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
-	"github.com/oasdiff/yaml"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 	"go.opentelemetry.io/otel"
@@ -37,14 +35,17 @@ type Options struct {
 	Service string
 	// Logger receives access logs and internal errors; default slog.Default().
 	Logger *slog.Logger
-	// Spec is the embedded contract (gen/<svc>.GetSwagger()); requests to its operations are
-	// authenticated and validated against it.
+	// SpecDocument is the service's OpenAPI document as written (specs.OpenAPI): /openapi.yaml
+	// serves these bytes unchanged and /docs renders them. Required.
+	SpecDocument []byte
+	// Spec is the parsed contract; requests to its operations are authenticated and validated
+	// against it. Nil means SpecDocument parsed.
 	Spec *openapi3.T
 	// Auth verifies credentials; required when the spec declares security.
 	Auth *auth.Authenticator
 	// BodyLimit bounds request bodies (DefaultBodyLimit when 0).
 	BodyLimit int64
-	// OperationBodyLimits overrides BodyLimit by operationId (uploads).
+	// OperationBodyLimits overrides BodyLimit by operationId, as the spec writes it (uploads).
 	OperationBodyLimits map[string]int64
 	// Ready reports whether dependencies answer (database, broker); nil means always ready.
 	Ready func(ctx context.Context) error
@@ -59,8 +60,15 @@ func New(opts Options) (*echo.Echo, error) {
 	if opts.Service == "" {
 		return nil, errors.New("httpx: Service is required")
 	}
+	if len(opts.SpecDocument) == 0 {
+		return nil, errors.New("httpx: SpecDocument is required")
+	}
 	if opts.Spec == nil {
-		return nil, errors.New("httpx: Spec is required")
+		spec, err := openapi3.NewLoader().LoadFromData(opts.SpecDocument)
+		if err != nil {
+			return nil, fmt.Errorf("httpx: parse the spec document: %w", err)
+		}
+		opts.Spec = spec
 	}
 	log := opts.Logger
 	if log == nil {
@@ -71,6 +79,9 @@ func New(opts Options) (*echo.Echo, error) {
 	}
 	if err := opts.Spec.Validate(context.Background(), openapi3.DisableExamplesValidation()); err != nil {
 		return nil, fmt.Errorf("httpx: spec is invalid: %w", err)
+	}
+	if err := knownOperations(opts.Spec, opts.OperationBodyLimits); err != nil {
+		return nil, err
 	}
 	if declaresSecurity(opts.Spec) && opts.Auth == nil {
 		return nil, errors.New("httpx: the spec declares security but Auth is nil")
@@ -84,18 +95,14 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpx: metrics: %w", err)
 	}
-	specYAML, err := specAsYAML(opts.Spec)
+	docs, err := newDocs(opts.Spec, opts.SpecDocument)
 	if err != nil {
-		return nil, fmt.Errorf("httpx: render spec: %w", err)
-	}
-	docs, err := renderDocs(opts.Spec)
-	if err != nil {
-		return nil, fmt.Errorf("httpx: render docs: %w", err)
+		return nil, fmt.Errorf("httpx: docs page: %w", err)
 	}
 
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	e.HTTPErrorHandler = errorHandler(opts.Service, log)
+	e.HTTPErrorHandler = errorHandler(opts.Service, log, newPathHints(opts.Spec))
 	k := &contract{service: opts.Service, router: router, auth: opts.Auth,
 		bodyLimit: opts.BodyLimit, opLimits: opts.OperationBodyLimits}
 	// Recovery sits inside observe so that a panic is logged and counted as the 500 it becomes.
@@ -117,12 +124,7 @@ func New(opts Options) (*echo.Echo, error) {
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
 	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
-	e.GET("/openapi.yaml", func(c echo.Context) error {
-		return c.Blob(http.StatusOK, "application/yaml", specYAML)
-	})
-	e.GET("/docs", func(c echo.Context) error {
-		return c.HTMLBlob(http.StatusOK, docs)
-	})
+	docs.register(e)
 	return e, nil
 }
 
@@ -135,16 +137,28 @@ func telemetryOf(t *telemetry.Telemetry) (*prometheus.Registry, trace.TracerProv
 		propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 }
 
-func declaresSecurity(spec *openapi3.T) bool {
-	return spec.Components != nil && len(spec.Components.SecuritySchemes) > 0
+// knownOperations refuses a body limit for an operationId the spec does not have: it would
+// never apply, and the uploads it was meant for would get the default limit.
+func knownOperations(spec *openapi3.T, limits map[string]int64) error {
+	if len(limits) == 0 {
+		return nil
+	}
+	ids := map[string]bool{}
+	for _, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			ids[op.OperationID] = true
+		}
+	}
+	for id := range limits {
+		if !ids[id] {
+			return fmt.Errorf("httpx: OperationBodyLimits names %q, which is no operationId of the spec", id)
+		}
+	}
+	return nil
 }
 
-func specAsYAML(spec *openapi3.T) ([]byte, error) {
-	j, err := json.Marshal(spec)
-	if err != nil {
-		return nil, err
-	}
-	return yaml.JSONToYAML(j)
+func declaresSecurity(spec *openapi3.T) bool {
+	return spec.Components != nil && len(spec.Components.SecuritySchemes) > 0
 }
 
 // Serve listens on addr and serves e until ctx is cancelled; then it stops accepting, lets

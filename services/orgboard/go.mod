@@ -49,6 +49,7 @@ require (
 	github.com/sethvargo/go-retry v0.5.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
+	github.com/videotpl/platform/specs v0.0.0
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
@@ -76,3 +77,5 @@ require (
 replace github.com/videotpl/platform/gen => ../../gen
 
 replace github.com/videotpl/platform/pkg => ../../pkg
+
+replace github.com/videotpl/platform/specs => ../../specs

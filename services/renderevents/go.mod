@@ -56,6 +56,7 @@ require (
 	github.com/sony/gobreaker v1.0.0 // indirect
 	github.com/valyala/bytebufferpool v1.0.0 // indirect
 	github.com/valyala/fasttemplate v1.2.2 // indirect
+	github.com/videotpl/platform/specs v0.0.0
 	go.opentelemetry.io/auto/sdk v1.2.1 // indirect
 	go.opentelemetry.io/otel v1.47.0 // indirect
 	go.opentelemetry.io/otel/exporters/otlp/otlptrace v1.47.0 // indirect
@@ -79,3 +80,5 @@ require (
 replace github.com/videotpl/platform/gen => ../../gen
 
 replace github.com/videotpl/platform/pkg => ../../pkg
+
+replace github.com/videotpl/platform/specs => ../../specs

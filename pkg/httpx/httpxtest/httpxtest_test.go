@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -34,13 +35,17 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 }
 
 func TestValidatingDoerReportsResponsesTheSpecDoesNotDeclare(t *testing.T) {
-	spec, err := openapi3.NewLoader().LoadFromFile("../testdata/spec.yaml")
+	doc, err := os.ReadFile("../testdata/spec.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec, err := openapi3.NewLoader().LoadFromData(doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	issuer := authtest.New(t)
 	token := issuer.ServiceToken(t, "tests")
-	e, err := httpx.New(httpx.Options{Service: "things", Spec: spec, Auth: issuer.Authenticator(t), Logger: slog.New(slog.DiscardHandler)})
+	e, err := httpx.New(httpx.Options{Service: "things", SpecDocument: doc, Spec: spec, Auth: issuer.Authenticator(t), Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
 		t.Fatal(err)
 	}

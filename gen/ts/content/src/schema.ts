@@ -15,7 +15,7 @@ export interface paths {
          * Search and list templates
          * @description Lists catalog templates (one card per container). Non-admins see published, non-deleted
          *     containers only.
-         *     Decisions: `q` searches name, description and keywords; `tag_ids` matches templates having
+         *     `q` searches name, description and keywords; `tag_ids` matches templates having
          *     ALL the given tags; `mode` filters on `primary_mode`; `aspect` keeps templates that have a
          *     project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
          *     `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
@@ -80,7 +80,7 @@ export interface paths {
         };
         /**
          * List templates related to a template
-         * @description Decision - related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
+         * @description Related templates share categories or tags with the given one, ranked by the number shared, then by use_count desc, then id; the template itself is excluded.
          */
         get: operations["listRelatedTemplates"];
         put?: never;
@@ -230,15 +230,15 @@ export interface paths {
         post?: never;
         /**
          * Delete a project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The project and its scenes, elements and preset stories are removed.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
          */
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /**
          * Update a project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). Partial update: an absent field is left unchanged.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. Partial update: an absent field is left unchanged.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -281,7 +281,7 @@ export interface paths {
          * Upload the project's AEP file in one request (Admin)
          * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     The file is streamed to object storage; its MD5 and size are computed while streaming and
-         *     recorded on the project (replacing a previous file). Decision: the single-request upload
+         *     recorded on the project (replacing a previous file). The single-request upload
          *     accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
          *     the multipart upload (`POST /projects/{project_id}/aep/start-upload`). A body that is not
          *     multipart/form-data is 415.
@@ -308,11 +308,11 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a large AEP file (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). For large files (about 300 MB to 3 GB). The server starts an S3 multipart
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
          *     upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
          *     [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
-         *     Decision: chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
+         *     chunk_size_bytes is chosen by the server within the S3 part rules (5 MiB to
          *     5 GiB per part, at most 10,000 parts; the last part may be smaller), normally 64 MiB.
          *     total_size_bytes must be from 1 byte to 50 GiB, else 400. Presigned URLs expire after
          *     24 hours; an upload never completed is aborted by the server after 7 days.
@@ -338,8 +338,8 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart AEP upload (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). Completes the multipart upload with every part (ascending part_number)
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
          *     and its ETag; the server then hashes the stored object (streamed MD5) and registers
          *     aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
          *     missing part or a wrong ETag is 400 and the upload stays open, so the client can re-send the
@@ -370,8 +370,8 @@ export interface paths {
         put?: never;
         /**
          * Create a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). The key is unique within the project (409). Without sort the scene goes
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
          *     last.
          */
         post: operations["createScene"];
@@ -397,14 +397,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). The scene's elements go with it.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
          */
         delete: operations["deleteScene"];
         options?: never;
         head?: never;
         /**
          * Update a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
          */
         patch: operations["updateScene"];
         trace?: never;
@@ -423,8 +423,8 @@ export interface paths {
         put?: never;
         /**
          * Reorder the scenes of the scene's project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). Bulk reorder of the scenes of the project that the path's scene belongs
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
          *     to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
          *     Scene n of the list gets sort n (from 1); applied atomically.
          */
@@ -469,8 +469,8 @@ export interface paths {
         put?: never;
         /**
          * Create a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). `key` is needed (400 without) and unique within the scene (409). id and
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
          *     scene_id are assigned by the server. 400 naming the field when font_id or
          *     repeater_item_id does not exist.
          */
@@ -496,14 +496,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
          */
         delete: operations["deleteSceneContent"];
         options?: never;
         head?: never;
         /**
          * Update a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged; null is treated as absent (the generated Go types cannot tell them apart), so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
          */
         patch: operations["updateSceneContent"];
         trace?: never;
@@ -522,8 +522,8 @@ export interface paths {
         put?: never;
         /**
          * Create a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). `element_key` is needed (400 without) and unique within the scene (409).
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
          *     id and scene_id are assigned by the server.
          */
         post: operations["createSceneColor"];
@@ -548,14 +548,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write).
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
          */
         delete: operations["deleteSceneColor"];
         options?: never;
         head?: never;
         /**
          * Update a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
          */
         patch: operations["updateSceneColor"];
         trace?: never;
@@ -575,8 +575,8 @@ export interface paths {
         put?: never;
         /**
          * Create a shared layer (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). `key` is needed (400 without) and unique within the project (409). id and
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
          *     project_id are assigned by the server.
          */
         post: operations["createSharedLayer"];
@@ -624,8 +624,8 @@ export interface paths {
         put?: never;
         /**
          * Create a preset story (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write). scene_ids is the ordered selection; every id must be a scene of the same
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         *     as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
          *     project (else 400 naming the field); a scene may appear more than once. 400 when music_id
          *     does not exist. The story is created published.
          */
@@ -667,14 +667,14 @@ export interface paths {
         put?: never;
         /**
          * Start generating an SVG colour preview from an image (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision:
-         *     a catalog write that calls a paid AI service).
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+         *     it writes the shared catalog and may call a paid AI service.
          *     Responds 202 with the new preview in status Generating; generation runs asynchronously as
          *     a durable job (statuses Generating -> Ready | Failed, visible on
          *     `GET /svg-previews/{svg_preview_id}`), and the event `content.svg_preview.generated.v1`
          *     is fired when it is done (Ready or Failed). An external vision model is used when
          *     configured, with the built-in colour-zone detector as fallback.
-         *     Decisions: image, target_type and target_id are required; 404 when the target
+         *     image, target_type and target_id are required; 404 when the target
          *     project or scene does not exist. color_keys is optional (absent = every colour element of
          *     the target): it is sent as repeated `color_keys` parts, one per key, each part a JSON object
          *     `{"element_key": ..., "current_color": ...}` with part Content-Type application/json
@@ -773,7 +773,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a font (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken) (decision - a catalog write). Content elements that referenced the font keep font_face and get font_id null.
+         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
          */
         delete: operations["deleteFont"];
         options?: never;
@@ -790,7 +790,7 @@ export interface paths {
         };
         /**
          * Search and list music tracks
-         * @description Paginated (decision): the response carries meta. `q` searches name, caption and
+         * @description Paginated: the response carries meta. `q` searches name, caption and
          *     keywords; genre and mood match exactly; min_duration / max_duration bound duration_sec
          *     (seconds, inclusive). Ordered by name then id.
          */
@@ -889,7 +889,7 @@ export interface paths {
         put?: never;
         /**
          * Add a template to the caller's favorites
-         * @description Responds 201 with no body (decision: the seed shows no body shape). Adding a template that
+         * @description Responds 201 with no body. Adding a template that
          *     is already a favorite is harmless (201 again; folder_id and note are updated when given).
          *     An unknown or invisible container_id, or a folder_id that is not one of the user's folders,
          *     is 400 naming the field. A ServiceToken (no user) gets 403.
@@ -915,8 +915,8 @@ export interface paths {
         /**
          * Search and list blogs
          * @description `q` searches title, short_description and content. Ordered by publish_date desc then id;
-         *     non-admins see blogs whose publish_date has passed. page_size (default 20, maximum 100) is
-         *     a decision.
+         *     non-admins see blogs whose publish_date has passed. page_size defaults to 20, at most
+         *     100.
          */
         get: operations["listBlogs"];
         put?: never;
@@ -936,7 +936,7 @@ export interface paths {
         };
         /**
          * Get a blog by slug
-         * @description Reading a blog does not change view_count (decision; counted by analytics outside this API).
+         * @description Reading a blog does not change view_count; views are counted by analytics outside this API.
          */
         get: operations["getBlog"];
         put?: never;
@@ -959,7 +959,7 @@ export interface paths {
         /**
          * Post a comment
          * @description Responds 201 with no body; the comment is pending approval. Its move out of pending
-         *     approval is done by moderation, which is not part of this API. Decisions: exactly one of
+         *     approval is done by moderation, which is not part of this API. Exactly one of
          *     blog_id and container_id is given (else 400); the blog, container or parent comment must
          *     exist (400 naming the field); rate is from 0 to 5. The author is the token's user; a
          *     ServiceToken (no user) gets 403.
@@ -1103,7 +1103,7 @@ export interface components {
             mini_demo: string;
             is_premium: boolean;
             is_mockup: boolean;
-            /** @description Free string (values not fixed by the seed), e.g. video, photo, mockup. */
+            /** @description Free string (an open set of values), e.g. video, photo, mockup. */
             primary_mode: string;
             /** Format: double */
             rate_avg: number;
@@ -1143,7 +1143,7 @@ export interface components {
             is_published: boolean;
             is_premium: boolean;
             is_mockup: boolean;
-            /** @description Free string (values not fixed by the seed), e.g. video, photo, mockup. */
+            /** @description Free string (an open set of values), e.g. video, photo, mockup. */
             primary_mode: string;
             /** Format: double */
             rate_avg: number;
@@ -1155,7 +1155,7 @@ export interface components {
             /** @description Unique among containers (409 when taken); lowercase letters, digits and single hyphens. */
             slug: string;
             name: string;
-            /** @description Free string (values not fixed by the seed), e.g. video, photo, mockup. */
+            /** @description Free string (an open set of values), e.g. video, photo, mockup. */
             primary_mode: string;
             description?: string;
             /** @default false */
@@ -1168,14 +1168,14 @@ export interface components {
             tag_ids?: string[];
         };
         /**
-         * @description Same shape as ContainerCreate, every field optional. Decision: PATCH is partial - an absent
+         * @description Same shape as ContainerCreate, every field optional. PATCH is partial - an absent
          *     field is left unchanged; category_ids / tag_ids, when present, replace the links.
          */
         ContainerUpdate: {
             /** @description Unique among containers (409 when taken); lowercase letters, digits and single hyphens. */
             slug?: string;
             name?: string;
-            /** @description Free string (values not fixed by the seed), e.g. video, photo, mockup. */
+            /** @description Free string (an open set of values), e.g. video, photo, mockup. */
             primary_mode?: string;
             description?: string;
             is_premium?: boolean;
@@ -1195,7 +1195,7 @@ export interface components {
             aspect: string;
             /** @description Free string, e.g. 1920x1080, 4K. */
             resolution: string;
-            /** @description Free string (values not fixed by the seed), how the user picks scenes, e.g. free, preset. */
+            /** @description Free string (an open set of values), how the user picks scenes, e.g. free, preset. */
             choose_mode: string;
             image: string;
             original_width: number;
@@ -1215,7 +1215,7 @@ export interface components {
             aspect: string;
             /** @description Free string, e.g. 1920x1080, 4K. */
             resolution: string;
-            /** @description Free string (values not fixed by the seed), e.g. free, preset. */
+            /** @description Free string (an open set of values), e.g. free, preset. */
             choose_mode: string;
             image: string;
             original_width: number;
@@ -1252,7 +1252,7 @@ export interface components {
             original_height: number;
             /** Format: double */
             project_duration_sec: number;
-            /** @description Free string (values not fixed by the seed), e.g. free, preset. */
+            /** @description Free string (an open set of values), e.g. free, preset. */
             choose_mode: string;
             /** @description Aspect ratio, known values 16:9, 9:16, 1:1, 4:5. */
             aspect?: string;
@@ -1269,7 +1269,7 @@ export interface components {
             project_server_id?: string;
         };
         /**
-         * @description Same shape as ProjectCreate, every field optional. Decision: PATCH is partial - an absent
+         * @description Same shape as ProjectCreate, every field optional. PATCH is partial - an absent
          *     field is left unchanged. A new container_id moves the project (it must exist, else 400).
          */
         ProjectUpdate: {
@@ -1360,7 +1360,7 @@ export interface components {
             project_id: string;
             key: string;
             title: string;
-            /** @description Free string (values not fixed by the seed), e.g. intro, content, outro. */
+            /** @description Free string (an open set of values), e.g. intro, content, outro. */
             scene_type: string;
             image: string;
             demo: string;
@@ -1457,7 +1457,7 @@ export interface components {
             key?: string;
             title?: string;
             hint?: string;
-            /** @description Free string (values not fixed by the seed), e.g. text, image, video, logo. */
+            /** @description Free string (an open set of values), e.g. text, image, video, logo. */
             type?: string;
             default_value?: string;
             font_face?: string;
@@ -1560,7 +1560,7 @@ export interface components {
             element_key: string;
             title: string;
             icon: string;
-            /** @description Free string (no enum in the seed for shared colours); known values fill, stroke, tracking, dropshadow. */
+            /** @description Free string (an open set of values); known values fill, stroke, tracking, dropshadow. */
             attr_value: string;
             default_color: string;
             sort: number;
@@ -1846,7 +1846,7 @@ export interface components {
             /** Format: uuid */
             id: string;
             slug: string;
-            /** @description Free string (values not fixed by the seed), e.g. article, news, tutorial. */
+            /** @description Free string (an open set of values), e.g. article, news, tutorial. */
             kind: string;
             title: string;
             short_description: string;
@@ -1880,7 +1880,7 @@ export interface components {
             title: string;
             image: string;
             keyword: string;
-            /** @description Free string (values not fixed by the seed), e.g. template, category, url. */
+            /** @description Free string (an open set of values), e.g. template, category, url. */
             slide_type: string;
             /** @description Target of the slide according to slide_type (a slug, id or URL). */
             parameter: string;

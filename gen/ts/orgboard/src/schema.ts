@@ -13,14 +13,14 @@ export interface paths {
         };
         /**
          * List the caller's organizations
-         * @description Permission: caller. Decision: the organizations the caller is a member of, ordered by name then
+         * @description Permission: caller. The organizations the caller is a member of, ordered by name then
          *     id; a ServiceToken with scope orgboard:admin sees all.
          */
         get: operations["listOrganizations"];
         put?: never;
         /**
          * Create an organization
-         * @description Permission: any authenticated user (a user JWT; a ServiceToken gets 403). Decision: the creator
+         * @description Permission: any authenticated user (a user JWT; a ServiceToken gets 403). The creator
          *     becomes the organization's Owner. Audited as organization.created.
          */
         post: operations["createOrganization"];
@@ -96,7 +96,7 @@ export interface paths {
          * Invite a user to an organization
          * @description Permission: Owner. Exactly one of email or user_id (400 otherwise). The 201 response carries the
          *     invitation's token once (to be delivered to an email invitee); it is never returned again.
-         *     Decision: an invitation expires after 14 days. 409 when the invitee is already a member or
+         *     An invitation expires after 14 days. 409 when the invitee is already a member or
          *     already has a pending invitation. Audited as invitation.created (identity module).
          */
         post: operations["createInvitation"];
@@ -148,7 +148,7 @@ export interface paths {
         put?: never;
         /**
          * Create a division
-         * @description Decision on the path: structure lives at /api/orgboard/divisions and /api/orgboard/products with
+         * @description Structure lives at /api/orgboard/divisions and /api/orgboard/products with
          *     organization_id in the body (writes) or the query (lists). Permission: Owner (structure write; a
          *     Member gets 403). Audited as division.created. 409 when the organization already has a division
          *     of that name.
@@ -223,14 +223,14 @@ export interface paths {
         /**
          * Read the product identity
          * @description Permission ViewBoard at [org]. The identity is a PRODUCT.md-style text brief shared by every agent
-         *     on the product (it becomes the '# Product' section of their prompts). Decision: the path has no
-         *     /api/orgboard prefix, exactly as the seed gives it. A product whose identity was never set answers
+         *     on the product (it becomes the '# Product' section of their prompts). The path has no
+         *     /api/orgboard prefix. A product whose identity was never set answers
          *     version 0 with empty content.
          */
         get: operations["getProductIdentity"];
         /**
          * Set the product identity
-         * @description Permission: Owner. Decision: every write creates a new version (version + 1); earlier texts are
+         * @description Permission: Owner. Every write creates a new version (version + 1); earlier texts are
          *     kept (see the versions list). When base_version is given and is not the current version the write
          *     is refused with 409 (optimistic concurrency). Audited as product.identity.updated.
          */
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * List teams
-         * @description Permission ViewBoard (view). Decision: without organization_id, the teams of every organization
+         * @description Permission ViewBoard (view). Without organization_id, the teams of every organization
          *     the caller belongs to; with it, that organization's teams (404 when the caller is not a member).
          *     Optional product_id filter. Ordered by name then id.
          */
@@ -354,7 +354,7 @@ export interface paths {
         get?: never;
         /**
          * Make a member a Lead of a team
-         * @description Permission: Owner. Decision: the Lead role is per team and held by a member of the team's
+         * @description Permission: Owner. The Lead role is per team and held by a member of the team's
          *     organization (400 for a user who is not a member). Idempotent. Audited as team.lead.assigned.
          */
         put: operations["setTeamLead"];
@@ -378,7 +378,7 @@ export interface paths {
         };
         /**
          * List the seats of a team
-         * @description Permission ViewBoard (view) at [team, org]. Decision -- team_id is required. Ordered by created_at then id.
+         * @description Permission ViewBoard (view) at [team, org]. team_id is required. Ordered by created_at then id.
          */
         get: operations["listSeats"];
         put?: never;
@@ -419,7 +419,7 @@ export interface paths {
          *     occupied by a human. api_config_id, fallback_api_config_id, mcp_server_ids and profile_id must
          *     belong to the seat's organization (profile_id may also be a builtin profile), else 400. When
          *     profile_id is given and persona is absent, the profile's Markdown body becomes the persona, and
-         *     absent skill_keys and autonomy are taken from the profile. Decision: the body is the complete
+         *     absent skill_keys and autonomy are taken from the profile. The body is the complete
          *     configuration (a reconfiguration replaces it; absent optional fields take their defaults:
          *     autonomy suggest, no fallback, empty skill_keys, docs and mcp_server_ids). Audited as
          *     agent.configured.
@@ -442,7 +442,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Permission checked at [team, org]: ManageWork (Owner, Member, Lead). Decision: a new task
+         * @description Permission checked at [team, org]: ManageWork (Owner, Member, Lead). A new task
          *     starts in status backlog, unassigned. parent_id must be a task of the same team (400
          *     otherwise). Audited as task.created.
          */
@@ -485,7 +485,7 @@ export interface paths {
         };
         /**
          * Board of a team
-         * @description Permission ViewBoard at [team, org]. Decision: the board is per team (team_id required). The
+         * @description Permission ViewBoard at [team, org]. The board is per team (team_id required). The
          *     columns are always returned in the order backlog, in progress, in review, done, each with every
          *     task of that status; items within a column are ordered by created_at then id.
          */
@@ -516,7 +516,7 @@ export interface paths {
         head?: never;
         /**
          * Move a task
-         * @description Permission checked at [team, org]: ManageWork. Decision on the allowed moves: backlog ->
+         * @description Permission checked at [team, org]: ManageWork. The allowed moves: backlog ->
          *     in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
          *     in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
          *     and writes no audit entry. Audited as task.moved (before/after status).
@@ -559,7 +559,7 @@ export interface paths {
         /**
          * The caller's assigned work
          * @description Permission: caller (a user JWT; a ServiceToken gets 403). The tasks assigned to the caller
-         *     (kind user) across the caller's organizations, newest update first. Decision: done items are left
+         *     (kind user) across the caller's organizations, newest update first. Done items are left
          *     out unless include_done is true.
          */
         get: operations["getCartable"];
@@ -581,7 +581,7 @@ export interface paths {
         /**
          * List the resolvable profiles of an organization
          * @description Permission ViewBoard at [org] (browsing). One entry per profile_key: the resolvable winner, in
-         *     profile_key order. Decision on the resolution rule: among the profiles visible to the organization
+         *     profile_key order. The resolution rule: among the profiles visible to the organization
          *     (its library and the builtins) the organization's own Authored profile wins over an Installed one,
          *     which wins over a Builtin; within the same origin the highest semver wins (pre-releases below
          *     their release). Every status of the organization's library is resolvable.
@@ -590,7 +590,7 @@ export interface paths {
         put?: never;
         /**
          * Upload an AGENTS.md profile
-         * @description Permission ConfigureAgents at [org] (Owner). Decision: the body is the raw AGENTS.md file
+         * @description Permission ConfigureAgents at [org] (Owner). The body is the raw AGENTS.md file
          *     (text/markdown, UTF-8, at most 65536 bytes, 413 above): YAML frontmatter between '---' lines, then
          *     a Markdown body that becomes the agent's operating guide. Frontmatter keys: key (required,
          *     [a-z0-9][a-z0-9-]*, at most 64), version (required, semver 2.0.0), name (required), description,
@@ -617,7 +617,7 @@ export interface paths {
         /**
          * Marketplace list
          * @description Permission ViewBoard at [org] of the browsing organization. The profiles of every organization
-         *     that are Public (hence Published), newest published first, paged. Decision: builtins are not
+         *     that are Public (hence Published), newest published first, paged. Builtins are not
          *     listed (they are in every library already). Each entry has already_in_library, true when the
          *     browsing organization's library holds a profile with the same profile_key and version.
          */
@@ -695,7 +695,7 @@ export interface paths {
          * Publish a profile
          * @description Permission ConfigureAgents at [org] (Owner) of the profile's organization. The status becomes
          *     Published and the visibility the requested one (default Private); Public puts it in the
-         *     marketplace. Invariant: Public implies Published. Decision: only Authored profiles can be
+         *     marketplace. Invariant: Public implies Published. Only Authored profiles can be
          *     published (an Installed or Builtin profile is 409). Audited as agent_profile.published.
          */
         post: operations["publishAgentProfile"];
@@ -719,7 +719,7 @@ export interface paths {
         put?: never;
         /**
          * Unpublish a profile
-         * @description Permission ConfigureAgents at [org] (Owner). Decision: the status becomes Unpublished and the
+         * @description Permission ConfigureAgents at [org] (Owner). The status becomes Unpublished and the
          *     visibility Private, so the profile leaves the marketplace (copies already installed elsewhere
          *     stay). It may be published again. 409 when the profile is not Published. Audited as
          *     agent_profile.unpublished.
@@ -801,7 +801,7 @@ export interface paths {
         /**
          * Create a model connection
          * @description Permission ManageApiKeys at [org] (Owner). Every provider except stub is called through the
-         *     chat-completions interface at {endpoint}/v1/chat/completions. Decision: endpoint is required for
+         *     chat-completions interface at {endpoint}/v1/chat/completions. endpoint is required for
          *     custom, azure_openai, ollama, lmstudio, vllm and llamacpp and defaults to the vendor's public base
          *     URL for the other hosted providers; stub needs neither endpoint nor key and answers
          *     deterministically without a network. The endpoint must pass the outbound URL policy (400
@@ -854,7 +854,7 @@ export interface paths {
         put?: never;
         /**
          * Register a tool server
-         * @description Decision on the path: the tool-server registry is /api/orgboard/tool-servers. Permission: Owner
+         * @description The tool-server registry is /api/orgboard/tool-servers. Permission: Owner
          *     only, via ManageApiKeys at [org] (a Member gets 403). The url (streamable HTTP MCP endpoint) must
          *     pass the outbound URL policy (400 otherwise). headers are write-only: sealed (AES-256-GCM) and
          *     never returned; responses carry header_names only. 409 when the organization already has a tool
@@ -882,7 +882,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a tool server
-         * @description Permission: Owner only, via ManageApiKeys at [org]. Decision: the server is also unbound from every
+         * @description Permission: Owner only, via ManageApiKeys at [org]. The server is also unbound from every
          *     agent's mcp_server_ids. Audited as tool_server.deleted.
          */
         delete: operations["deleteToolServer"];

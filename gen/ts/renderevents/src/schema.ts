@@ -277,7 +277,7 @@ export interface paths {
         };
         /**
          * List refunds due
-         * @description Decision (matching rule). A refund is due for a render job that ended `failed` or `cancelled`
+         * @description Matching rule: a refund is due for a render job that ended `failed` or `cancelled`
          *     with `refund_required` true (the default when the event omits it). The job's payment is the
          *     envelope `correlation_id` of its render events: the render orchestrator sets it to the
          *     payment_id of the identity.payment.succeeded (action ProjectRender) that paid the job.

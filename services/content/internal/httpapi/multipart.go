@@ -18,15 +18,14 @@ import (
 const multipartOverhead = 1 << 20
 
 // uploadBodyLimits are the body limits of the upload operations for
-// httpx.Options.OperationBodyLimits, keyed by the operationIds of the embedded spec (which
-// oapi-codegen stores capitalised, as its method names): the file bound plus the multipart
-// overhead. A body that declares more is refused at once; the handlers stop a body whose file
+// httpx.Options.OperationBodyLimits, keyed by their operationIds in the spec: the file bound
+// plus the multipart overhead. A body that declares more is refused at once; the handlers stop a body whose file
 // part passes the bound while streaming (413 too, the AEP one pointing to the multipart upload).
 func uploadBodyLimits(c app.Config) map[string]int64 {
 	return map[string]int64{
-		"UploadProjectAep":   c.AepMaxSingleUpload + multipartOverhead,
-		"CreateFont":         domain.MaxFontBytes + multipartOverhead,
-		"GenerateSvgPreview": domain.MaxPreviewImageBytes + multipartOverhead,
+		"uploadProjectAep":   c.AepMaxSingleUpload + multipartOverhead,
+		"createFont":         domain.MaxFontBytes + multipartOverhead,
+		"generateSvgPreview": domain.MaxPreviewImageBytes + multipartOverhead,
 	}
 }
 

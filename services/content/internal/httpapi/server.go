@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
@@ -15,6 +14,7 @@ import (
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
+	"github.com/videotpl/platform/specs"
 )
 
 func value[T any](p *T) T {
@@ -41,11 +41,11 @@ type HTTPOptions struct {
 // (authentication and validation against the embedded spec, problem+json) with every operation
 // mounted under BasePath, and the upload operations allowed their larger bodies.
 func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
-	spec, err := contentserver.GetSpec()
+	doc, err := specs.OpenAPI("content")
 	if err != nil {
-		return nil, fmt.Errorf("content spec: %w", err)
+		return nil, err
 	}
-	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, Spec: spec, Auth: o.Auth,
+	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, SpecDocument: doc, Auth: o.Auth,
 		Ready: o.Ready, Telemetry: o.Telemetry, OperationBodyLimits: uploadBodyLimits(a.Config())})
 	if err != nil {
 		return nil, err

@@ -44,6 +44,7 @@ type env struct {
 	t      *testing.T
 	pool   *pgxpool.Pool
 	client *orgboard.ClientWithResponses
+	base   string // for requests the spec does not describe
 	ctx    context.Context
 }
 
@@ -79,7 +80,7 @@ func newEnv(t *testing.T) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, pool: pool, client: client, ctx: context.Background()}
+	return &env{t: t, pool: pool, client: client, base: base, ctx: context.Background()}
 }
 
 // newApp builds the application on pool with real adapters; policy decides which addresses

@@ -2,17 +2,16 @@ package httpapi
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain/agentsmd"
+	"github.com/videotpl/platform/specs"
 )
 
 // HTTPOptions configure NewHTTP.
@@ -27,16 +26,16 @@ type HTTPOptions struct {
 // NewHTTP builds the service's echo server (pkg/httpx: authentication, request validation
 // against the embedded spec, problem+json) with every operation registered.
 func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
-	spec, err := orgboardserver.GetSpec()
+	doc, err := specs.OpenAPI("orgboard")
 	if err != nil {
-		return nil, fmt.Errorf("orgboard spec: %w", err)
+		return nil, err
 	}
 	e, err := httpx.New(httpx.Options{
-		Service:   "orgboard",
-		Logger:    opts.Logger,
-		Spec:      spec,
-		Auth:      opts.Auth,
-		Telemetry: opts.Telemetry,
+		Service:      "orgboard",
+		Logger:       opts.Logger,
+		SpecDocument: doc,
+		Auth:         opts.Auth,
+		Telemetry:    opts.Telemetry,
 		// AGENTS.md uploads: 413 above agentsmd.MaxSize bytes.
 		OperationBodyLimits: map[string]int64{"uploadAgentProfile": agentsmd.MaxSize},
 		Ready:               opts.Ready,

@@ -1,6 +1,9 @@
 package httpapi_test
 
 import (
+	"encoding/json"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -154,6 +157,42 @@ func TestTheProductIdentityIsVersionedAndNothingIsLost(t *testing.T) {
 	product := must[*orgboard.GetProductResponse](t, 200)(c.GetProductWithResponse(e.ctx, fresh.Id, as(w.memberA))).JSON200
 	if product.IdentityVersion != 2 {
 		t.Fatalf("product identity_version %d", product.IdentityVersion)
+	}
+}
+
+func TestAGuessUnderApiOrgboardForAPathOutsideItIsA404NamingThePath(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	owner := e.user("owner")
+	id := uuid.NewString()
+	for _, tt := range []struct{ method, path, meant string }{
+		{"GET", "/api/orgboard/products/" + id + "/identity", "/products/" + id + "/identity"},
+		{"PUT", "/api/orgboard/products/" + id + "/identity", "/products/" + id + "/identity"},
+		{"GET", "/api/orgboard/products/" + id + "/identity/versions", "/products/" + id + "/identity/versions"},
+		{"GET", "/api/orgboard/governance/audit", "/api/governance/audit"},
+		{"GET", "/api/orgboard/audit", "/api/governance/audit"},
+	} {
+		req, err := http.NewRequestWithContext(e.ctx, tt.method, e.base+tt.path, strings.NewReader(`{"content": "x"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Authorization", "Bearer "+owner.token)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		var p orgboard.Problem
+		if err := json.Unmarshal(body, &p); err != nil || resp.StatusCode != http.StatusNotFound ||
+			resp.Header.Get("Content-Type") != "application/problem+json" {
+			t.Fatalf("%s %s: %d %s", tt.method, tt.path, resp.StatusCode, body)
+		}
+		want := "nothing is served at " + tt.path + "; did you mean " + tt.meant + "?"
+		if p.Detail == nil || *p.Detail != want || p.RequestId != resp.Header.Get("X-Request-Id") {
+			t.Errorf("%s %s: problem %s, want detail %q and the request id", tt.method, tt.path, body, want)
+		}
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/egress"
@@ -26,6 +25,7 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sender"
+	"github.com/videotpl/platform/specs"
 )
 
 // openPool opens the database pool (migrating first when MIGRATE_ON_START is set).
@@ -126,11 +126,11 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("progress consumer: %w", err)
 	}
 
-	spec, err := rendereventsserver.GetSpec()
+	doc, err := specs.OpenAPI(Name)
 	if err != nil {
-		return nil, fmt.Errorf("embedded spec: %w", err)
+		return nil, err
 	}
-	e, err := httpx.New(httpx.Options{Service: Name, Logger: log, Spec: spec, Auth: d.Auth, Telemetry: d.Telemetry,
+	e, err := httpx.New(httpx.Options{Service: Name, Logger: log, SpecDocument: doc, Auth: d.Auth, Telemetry: d.Telemetry,
 		Ready: s.readiness})
 	if err != nil {
 		return nil, err
