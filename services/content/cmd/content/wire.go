@@ -79,7 +79,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	if err != nil {
 		return nil, err
 	}
-	b, err := busapi.Start(ctx, c.EnvConfig.BusConfig(serviceName), pool,
+	b, err := busapi.Start(ctx, c.BusConfig(serviceName), pool,
 		a.HandlePreviewJob, metrics, log)
 	if err != nil {
 		return nil, err
