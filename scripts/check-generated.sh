@@ -25,11 +25,12 @@ git ls-files -z -co --exclude-standard -- ':(exclude)gen/' |
 for f in "${GEN_SOURCES[@]}"; do mkdir -p "$tree/$(dirname "$f")"; cp -p "$f" "$tree/$f"; done
 # The directories of gen/ (some generators write into them without creating them).
 (cd gen && find . -type d -not \( "${GEN_BUILD_OUTPUT[@]}" -prune \) -print0) | (cd "$tree/gen" && xargs -0 mkdir -p)
-# The tools `make tools` built (the check-generated target depends on it).
+# The tools `make tools` built (the check-generated target depends on it): linked, never reinstalled
+# here (an npm ci in the copy would empty the linked node_modules).
 ln -s "$TOOLS_ROOT/bin" "$tree/bin"
 ln -s "$TOOLS_ROOT/node_modules" "$tree/node_modules"
 
-if ! make -C "$tree" --no-print-directory -o tools generate >"$work/generate.log" 2>&1; then
+if ! make -C "$tree" --no-print-directory -o tools -o node_modules/.package-lock.json generate >"$work/generate.log" 2>&1; then
   cat "$work/generate.log" >&2
   die "make generate failed in a clean copy of this checkout (above)"
 fi
