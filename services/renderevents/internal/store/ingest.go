@@ -44,7 +44,7 @@ func New(pool *pgxpool.Pool, ring *seal.Keyring) *Store {
 // Ping reports whether the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
-// ApplyNew implements app.IngestStore: one transaction records the batch's new event ids
+// ApplyNew implements domain.IngestStore: one transaction records the batch's new event ids
 // in the inbox (bus.HandleBatchOnce) and applies them.
 func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Event,
 	fn func(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) error) error {
@@ -72,7 +72,7 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 	})
 }
 
-// ApplyOnce implements app.IngestStore with bus.HandleOnce.
+// ApplyOnce implements domain.IngestStore with bus.HandleOnce.
 func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 	fn func(ctx context.Context, tx domain.IngestTx) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, ev.ID, func(ctx context.Context, tx pgx.Tx) error {

@@ -15,7 +15,7 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// SaveProgress implements app.ProgressStore: one pipelined batch, in job order. It returns
+// SaveProgress implements domain.ProgressStore: one pipelined batch, in job order. It returns
 // the ticks of jobs not known yet.
 func (s *Store) SaveProgress(ctx context.Context, ticks []domain.Progress) ([]domain.Progress, error) {
 	params := make([]db.SaveJobProgressParams, 0, len(ticks))

@@ -25,7 +25,7 @@ func after(p domain.Page) (*time.Time, *string, *uuid.UUID) {
 
 func maxRows(p domain.Page) int32 { return int32(p.Limit + 1) }
 
-// GetJob implements app.ReadStore.
+// GetJob implements domain.ReadStore.
 func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
 	r, err := s.q.GetJob(ctx, id)
 	if err != nil {
@@ -34,7 +34,7 @@ func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
 	return jobFromRow(r), nil
 }
 
-// ListJobs implements app.ReadStore.
+// ListJobs implements domain.ReadStore.
 func (s *Store) ListJobs(ctx context.Context, f domain.JobFilter, p domain.Page) ([]*domain.Job, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListJobs(ctx, db.ListJobsParams{TenantID: f.TenantID, UserID: f.UserID, State: f.State,
@@ -49,7 +49,7 @@ func (s *Store) ListJobs(ctx context.Context, f domain.JobFilter, p domain.Page)
 	return out, nil
 }
 
-// Timeline implements app.ReadStore.
+// Timeline implements domain.ReadStore.
 func (s *Store) Timeline(ctx context.Context, jobID uuid.UUID) ([]domain.TimelineEntry, error) {
 	rows, err := s.q.ListTimeline(ctx, jobID)
 	if err != nil {
@@ -71,7 +71,7 @@ func snapshotFromRow(r db.Snapshot) domain.Snapshot {
 		ReadyAt: utc(r.ReadyAt), CreatedAt: r.CreatedAt.UTC()}
 }
 
-// GetSnapshot implements app.ReadStore.
+// GetSnapshot implements domain.ReadStore.
 func (s *Store) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot, error) {
 	r, err := s.q.GetSnapshot(ctx, id)
 	if err != nil {
@@ -80,7 +80,7 @@ func (s *Store) GetSnapshot(ctx context.Context, id uuid.UUID) (domain.Snapshot,
 	return snapshotFromRow(r), nil
 }
 
-// ListSnapshots implements app.ReadStore.
+// ListSnapshots implements domain.ReadStore.
 func (s *Store) ListSnapshots(ctx context.Context, f domain.SnapshotFilter, now time.Time, p domain.Page) ([]domain.Snapshot, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListSnapshots(ctx, db.ListSnapshotsParams{TenantID: f.TenantID, SavedProjectID: f.SavedProjectID,
@@ -104,7 +104,7 @@ func tenantFromRow(r db.Tenant) domain.Tenant {
 	return t
 }
 
-// GetTenant implements app.ReadStore.
+// GetTenant implements domain.ReadStore.
 func (s *Store) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, error) {
 	r, err := s.q.GetTenant(ctx, id)
 	if err != nil {
@@ -113,7 +113,7 @@ func (s *Store) GetTenant(ctx context.Context, id uuid.UUID) (domain.Tenant, err
 	return tenantFromRow(r), nil
 }
 
-// ListTenants implements app.ReadStore.
+// ListTenants implements domain.ReadStore.
 func (s *Store) ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *bool, p domain.Page) ([]domain.Tenant, error) {
 	_, slug, id := after(p)
 	rows, err := s.q.ListTenants(ctx, db.ListTenantsParams{TenantID: tenant, Suspended: suspended, AfterSlug: slug,
@@ -128,7 +128,7 @@ func (s *Store) ListTenants(ctx context.Context, tenant *uuid.UUID, suspended *b
 	return out, nil
 }
 
-// ListAPIKeys implements app.ReadStore.
+// ListAPIKeys implements domain.ReadStore.
 func (s *Store) ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool, p domain.Page) ([]domain.APIKey, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListAPIKeys(ctx, db.ListAPIKeysParams{TenantID: tenant, Revoked: revoked, AfterTime: at, AfterID: id,
@@ -152,7 +152,7 @@ func (s *Store) ListAPIKeys(ctx context.Context, tenant uuid.UUID, revoked *bool
 	return out, nil
 }
 
-// GetUser implements app.ReadStore: the user and its latest plan (two queries).
+// GetUser implements domain.ReadStore: the user and its latest plan (two queries).
 func (s *Store) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) {
 	r, err := s.q.GetUser(ctx, id)
 	if err != nil {
@@ -176,7 +176,7 @@ func (s *Store) GetUser(ctx context.Context, id uuid.UUID) (domain.User, error) 
 	return u, nil
 }
 
-// ListUsage implements app.ReadStore.
+// ListUsage implements domain.ReadStore.
 func (s *Store) ListUsage(ctx context.Context, period domain.Period, first, last time.Time, tenant *uuid.UUID) ([]domain.UsageRow, error) {
 	rows, err := s.q.ListUsage(ctx, db.ListUsageParams{Period: string(period), First: pgtype.Date{Time: first, Valid: true},
 		Last: pgtype.Date{Time: last, Valid: true}, TenantID: tenant})
@@ -201,7 +201,7 @@ func (s *Store) ListUsage(ctx context.Context, period domain.Period, first, last
 	return out, nil
 }
 
-// ListRefunds implements app.ReadStore.
+// ListRefunds implements domain.ReadStore.
 func (s *Store) ListRefunds(ctx context.Context, tenant *uuid.UUID, status string, p domain.Page) ([]domain.RefundDue, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListRefundsDue(ctx, db.ListRefundsDueParams{TenantID: tenant, Status: status, AfterTime: at, AfterID: id,

@@ -40,7 +40,7 @@ func deliveryFromRow(r db.WebhookDelivery) domain.Delivery {
 		ReplayOf: r.ReplayOf, CreatedAt: r.CreatedAt.UTC()}
 }
 
-// CreateEndpoint implements app.WebhookStore.
+// CreateEndpoint implements domain.WebhookStore.
 func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.Endpoint, error) {
 	sealed, err := s.sealSecret(ep.ID, ep.Secret)
 	if err != nil {
@@ -54,7 +54,7 @@ func (s *Store) CreateEndpoint(ctx context.Context, ep domain.Endpoint) (domain.
 	return s.endpointFromRow(r)
 }
 
-// GetEndpoint implements app.WebhookStore.
+// GetEndpoint implements domain.WebhookStore.
 func (s *Store) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint, error) {
 	r, err := s.q.GetEndpoint(ctx, id)
 	if err != nil {
@@ -63,7 +63,7 @@ func (s *Store) GetEndpoint(ctx context.Context, id uuid.UUID) (domain.Endpoint,
 	return s.endpointFromRow(r)
 }
 
-// ListEndpoints implements app.WebhookStore.
+// ListEndpoints implements domain.WebhookStore.
 func (s *Store) ListEndpoints(ctx context.Context, tenant *uuid.UUID, p domain.Page) ([]domain.Endpoint, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListEndpoints(ctx, db.ListEndpointsParams{TenantID: tenant, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
@@ -81,7 +81,7 @@ func (s *Store) ListEndpoints(ctx context.Context, tenant *uuid.UUID, p domain.P
 	return out, nil
 }
 
-// UpdateEndpoint implements app.WebhookStore.
+// UpdateEndpoint implements domain.WebhookStore.
 func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*domain.Endpoint) error) (domain.Endpoint, error) {
 	var out domain.Endpoint
 	err := pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
@@ -109,7 +109,7 @@ func (s *Store) UpdateEndpoint(ctx context.Context, id uuid.UUID, change func(*d
 	return out, err
 }
 
-// RotateSecret implements app.WebhookStore: the current secret becomes the previous one
+// RotateSecret implements domain.WebhookStore: the current secret becomes the previous one
 // (ending an older previous one at once).
 func (s *Store) RotateSecret(ctx context.Context, id uuid.UUID, secret string, previousExpiresAt, now time.Time) (domain.Endpoint, error) {
 	sealed, err := s.sealSecret(id, secret)
@@ -124,7 +124,7 @@ func (s *Store) RotateSecret(ctx context.Context, id uuid.UUID, secret string, p
 	return s.endpointFromRow(r)
 }
 
-// DeleteEndpoint implements app.WebhookStore.
+// DeleteEndpoint implements domain.WebhookStore.
 func (s *Store) DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time) error {
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
@@ -139,7 +139,7 @@ func (s *Store) DeleteEndpoint(ctx context.Context, id uuid.UUID, now time.Time)
 	})
 }
 
-// ListDeliveries implements app.WebhookStore.
+// ListDeliveries implements domain.WebhookStore.
 func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *string, p domain.Page) ([]domain.Delivery, error) {
 	at, _, id := after(p)
 	rows, err := s.q.ListDeliveries(ctx, db.ListDeliveriesParams{EndpointID: endpoint, Status: status, AfterTime: at,
@@ -154,7 +154,7 @@ func (s *Store) ListDeliveries(ctx context.Context, endpoint uuid.UUID, status *
 	return out, nil
 }
 
-// GetDelivery implements app.WebhookStore (deliveries of deleted endpoints are gone).
+// GetDelivery implements domain.WebhookStore (deliveries of deleted endpoints are gone).
 func (s *Store) GetDelivery(ctx context.Context, id uuid.UUID) (domain.Delivery, error) {
 	r, err := s.q.GetDelivery(ctx, id)
 	if err != nil {
@@ -163,7 +163,7 @@ func (s *Store) GetDelivery(ctx context.Context, id uuid.UUID) (domain.Delivery,
 	return deliveryFromRow(r), nil
 }
 
-// InsertReplay implements app.WebhookStore.
+// InsertReplay implements domain.WebhookStore.
 func (s *Store) InsertReplay(ctx context.Context, original domain.Delivery, id uuid.UUID, now time.Time) (domain.Delivery, error) {
 	origID := original.ID
 	r, err := s.q.InsertDelivery(ctx, db.InsertDeliveryParams{ID: id, EndpointID: original.EndpointID, TenantID: original.TenantID,
@@ -174,7 +174,7 @@ func (s *Store) InsertReplay(ctx context.Context, original domain.Delivery, id u
 	return deliveryFromRow(r), nil
 }
 
-// ClaimDue implements app.DispatchStore.
+// ClaimDue implements domain.DispatchStore.
 func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error) {
 	rows, err := s.q.ClaimDueDeliveries(ctx, db.ClaimDueDeliveriesParams{Now: now, LeaseUntil: &leaseUntil, MaxRows: int32(n)})
 	if err != nil {
@@ -187,7 +187,7 @@ func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) 
 	return out, nil
 }
 
-// DispatchTargets implements app.DispatchStore.
+// DispatchTargets implements domain.DispatchStore.
 func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]domain.DispatchTarget, error) {
 	rows, err := s.q.GetEndpointsForDispatch(ctx, endpoints)
 	if err != nil {
@@ -207,7 +207,7 @@ func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map
 	return out, nil
 }
 
-// RecordAttempt implements app.DispatchStore: the delivery's outcome and the endpoint's
+// RecordAttempt implements domain.DispatchStore: the delivery's outcome and the endpoint's
 // failure count in one transaction; at the threshold the endpoint is disabled and its
 // pending deliveries are given up.
 func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error {
@@ -240,7 +240,7 @@ func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error
 	})
 }
 
-// PurgeDeleted implements app.DispatchStore.
+// PurgeDeleted implements domain.DispatchStore.
 func (s *Store) PurgeDeleted(ctx context.Context, before time.Time) (int64, error) {
 	return s.q.PurgeDeletedEndpoints(ctx, before)
 }
