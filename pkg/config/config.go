@@ -26,6 +26,28 @@ type Common struct {
 	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics"`
 	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; production runs the migrate Job)"`
 	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges that outbound calls (tool servers, model gateways, webhooks) may reach although internal (loopback, private, link-local are denied otherwise), e.g. 127.0.0.0/8 in development"`
+	HTTP           HTTP
+}
+
+// HTTP bounds how long a client may hold a connection of the HTTP server and whom the server
+// believes about the client's address. Every service reads the same variables.
+type HTTP struct {
+	ReadHeaderTimeout time.Duration `env:"HTTP_READ_HEADER_TIMEOUT" envDefault:"10s" desc:"time a client has to send the request line and headers"`
+	BodyTimeout       time.Duration `env:"HTTP_BODY_TIMEOUT" envDefault:"30s" desc:"time a request body has to arrive, extended by one second per HTTP_MIN_BODY_RATE bytes received (so long uploads continue while they keep the rate); a body still arriving at the deadline is cut with 408"`
+	MinBodyRate       int64         `env:"HTTP_MIN_BODY_RATE" envDefault:"65536" desc:"bytes per second a request body must average after HTTP_BODY_TIMEOUT's allowance (see there); 0 turns the extension off"`
+	WriteTimeout      time.Duration `env:"HTTP_WRITE_TIMEOUT" envDefault:"60s" desc:"time to write a response once the request body has arrived; event streams (text/event-stream) are exempt"`
+	IdleTimeout       time.Duration `env:"HTTP_IDLE_TIMEOUT" envDefault:"2m" desc:"how long a keep-alive connection may wait for its next request"`
+	MaxBodyLimit      int64         `env:"HTTP_MAX_BODY_LIMIT" envDefault:"16777216" desc:"ceiling in bytes of the body limit an operation derives from its request schema (operations without bounded schemas keep 1 MiB; uploads have their own limits)"`
+	TrustedProxies    string        `env:"TRUSTED_PROXIES" desc:"comma-separated CIDR ranges of reverse proxies whose X-Forwarded-For names the client in logs; unset: no proxy is trusted and logs show the connection's peer address"`
+}
+
+// Defaults returns cfg's variables at their defaults, ignoring the environment.
+func Defaults[T any]() (T, error) {
+	var cfg T
+	if err := env.ParseWithOptions(&cfg, env.Options{Environment: map[string]string{}}); err != nil {
+		return cfg, fmt.Errorf("configuration defaults: %w", err)
+	}
+	return cfg, nil
 }
 
 // Sealing is the configuration of a service that seals secrets at rest; such services embed it.

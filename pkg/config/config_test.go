@@ -80,3 +80,32 @@ func TestAppEnvDefaultsToProductionAndRefusesUnknownValues(t *testing.T) {
 		t.Fatal("a configuration never loaded must count as production")
 	}
 }
+
+func TestEveryServiceReadsTheSameHTTPBounds(t *testing.T) {
+	t.Setenv("HTTP_BODY_TIMEOUT", "5s")
+	t.Setenv("TRUSTED_PROXIES", "10.0.0.0/8")
+	var c svc
+	if err := config.Load(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.HTTP.BodyTimeout != 5*time.Second || c.HTTP.TrustedProxies != "10.0.0.0/8" || c.HTTP.IdleTimeout != 2*time.Minute {
+		t.Fatalf("HTTP = %+v", c.HTTP)
+	}
+	d, err := config.Defaults[config.HTTP]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.BodyTimeout != 30*time.Second || d.TrustedProxies != "" || d.MinBodyRate != 65536 {
+		t.Fatalf("Defaults ignore the environment and apply envDefault; got %+v", d)
+	}
+	seen := map[string]bool{}
+	for _, v := range config.Describe(svc{}) {
+		seen[v.Name] = v.Description != ""
+	}
+	for _, name := range []string{"HTTP_READ_HEADER_TIMEOUT", "HTTP_BODY_TIMEOUT", "HTTP_MIN_BODY_RATE", "HTTP_WRITE_TIMEOUT",
+		"HTTP_IDLE_TIMEOUT", "HTTP_MAX_BODY_LIMIT", "TRUSTED_PROXIES"} {
+		if !seen[name] {
+			t.Errorf("%s is not described", name)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -61,6 +62,7 @@ type contract struct {
 	auth      *auth.Authenticator
 	bodyLimit int64
 	opLimits  map[string]int64
+	deadlines deadlines
 }
 
 func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
@@ -71,6 +73,7 @@ func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		if !routed(c) {
 			return next(c) // echo answers 404/405 itself
 		}
+		k.deadlines.wrap(c)
 		req := c.Request()
 		route, params, err := k.router.FindRoute(req)
 		if err != nil {
@@ -80,6 +83,7 @@ func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			return next(c)
 		}
+		streamResponses(c, route.Operation)
 		p, err := k.authenticate(req.Context(), req, route, params)
 		if err != nil {
 			return err
@@ -124,12 +128,19 @@ func SchemaValidationOptions() []openapi3.SchemaValidationOption {
 	return []openapi3.SchemaValidationOption{
 		openapi3.WithStringFormatValidator("uuid", uuidFormat),
 		openapi3.WithStringFormatValidator("email", emailFormat),
+		openapi3.WithStringFormatValidator("uri", uriFormat),
 	}
 }
 
 var (
 	uuidFormat  = openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)
 	emailFormat = openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail)
+	uriFormat   = openapi3.NewCallbackValidator(func(s string) error {
+		if u, err := url.Parse(s); err != nil || !u.IsAbs() {
+			return errors.New("not an absolute URI")
+		}
+		return nil
+	})
 )
 
 type schemeKind int
@@ -265,6 +276,7 @@ func authError(token string, present bool, failures []*authFailure) error {
 // checked.
 func validate(req *http.Request, route *routers.Route, params map[string]string) error {
 	op := route.Operation
+	guarded := guardParams(req, op, route.PathItem, params)
 	opts := &openapi3filter.Options{
 		MultiError:                        true,
 		AuthenticationFunc:                openapi3filter.NoopAuthenticationFunc,
@@ -282,6 +294,22 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 		}
 		if streamed(ct) {
 			opts.ExcludeRequestBody = true
+			if isText(ct) {
+				fields, err := guardText(req)
+				if err != nil {
+					return requestError(err)
+				}
+				guarded = append(guarded, fields...)
+			}
+		} else {
+			fields, err := guardBody(req)
+			if errors.Is(err, errTrailing) {
+				return errs.InvalidFields(append(guarded, errs.Field("body", msgTrailing))...)
+			}
+			if err != nil {
+				return requestError(err)
+			}
+			guarded = append(guarded, fields...)
 		}
 	}
 	// Credentials were checked by authenticate; the validator must not check (nor read) again.
@@ -293,9 +321,12 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 		Request: req, PathParams: params, Route: &r, Options: opts,
 	})
 	if err == nil {
+		if len(guarded) > 0 {
+			return errs.InvalidFields(guarded...)
+		}
 		return nil
 	}
-	return requestError(err)
+	return requestError(err, guarded...)
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
@@ -337,12 +368,16 @@ func streamed(contentType string) bool {
 }
 
 // requestError turns the validator's errors into one 400 naming every field (or a 413).
-func requestError(err error) error {
+func requestError(err error, guarded ...errs.FieldError) error {
 	var maxed *http.MaxBytesError
 	if errors.As(err, &maxed) {
 		return errs.Ef(errs.TooLarge, "request body is larger than %d bytes", maxed.Limit)
 	}
-	var fields []errs.FieldError
+	var slow *bodyTimeoutError
+	if errors.As(err, &slow) {
+		return slow
+	}
+	fields := guarded
 	collectFields(err, &fields)
 	if len(fields) == 0 {
 		fields = append(fields, errs.Field("request", err.Error()))
@@ -410,11 +445,11 @@ func valueFields(field string, schema *openapi3.Schema, err error, out *[]errs.F
 		if p := se.JSONPointer(); len(p) > 0 {
 			field += "." + strings.Join(p, ".")
 		}
-		msg := se.Reason
-		if msg == "" {
-			msg = fmt.Sprintf("does not match the schema (%s)", se.SchemaField)
+		if name, ok := unknownProperty(se); ok {
+			*out = append(*out, errs.Field(field+"."+fieldName(name), msgUnknownProp))
+			return
 		}
-		*out = append(*out, errs.Field(field, msg))
+		*out = append(*out, errs.Field(field, schemaMessage(se)))
 	case errors.As(err, &pe):
 		if path := pe.Path(); len(path) > 0 {
 			for _, p := range path {

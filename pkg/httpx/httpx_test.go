@@ -136,6 +136,28 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	e.GET("/v1/things/:id", func(c echo.Context) error {
 		return c.JSON(http.StatusOK, map[string]any{"id": c.Param("id"), "slug": "s"})
 	})
+	e.POST("/v1/things/:id/notes", func(c echo.Context) error {
+		var in map[string]any
+		if err := json.NewDecoder(c.Request().Body).Decode(&in); err != nil {
+			return err
+		}
+		return c.JSON(http.StatusCreated, in)
+	})
+	e.GET("/v1/things/:id/events", func(c echo.Context) error {
+		res := c.Response()
+		res.Header().Set("Content-Type", "text/event-stream")
+		res.WriteHeader(http.StatusOK)
+		tick := time.NewTicker(eventPace)
+		defer tick.Stop()
+		for i := range eventCount {
+			if _, err := fmt.Fprintf(res, "data: %d\n\n", i); err != nil {
+				return nil
+			}
+			res.Flush()
+			<-tick.C
+		}
+		return nil
+	})
 	started := make(chan struct{})
 	var once sync.Once
 	e.POST("/v1/uploads", func(c echo.Context) error {
@@ -176,6 +198,12 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	return &fixture{url: httpxtest.Start(t, e), logs: logs, userID: uuid.New(), tenant: uuid.New(), uploadStarted: started,
 		issuer: issuer, svcToken: svcToken, rdToken: rdToken}
 }
+
+// The event stream of watchThing: eventCount events, one per eventPace.
+const (
+	eventCount = 8
+	eventPace  = 250 * time.Millisecond
+)
 
 type reply struct {
 	status  int
@@ -301,21 +329,23 @@ func TestRequestValidation(t *testing.T) {
 		{"a malformed JSON body is a 400 naming the body", "POST", "/v1/things", "application/json", `{"slug": "a",`,
 			400, "body", "is not well-formed: unexpected EOF"},
 		{"a missing required property is named", "POST", "/v1/things", "application/json", `{"name": "x"}`,
-			400, "body.slug", `property "slug" is missing`},
+			400, "body.slug", "is required"},
 		{"a wrongly typed property is named", "POST", "/v1/things", "application/json", `{"slug": "a", "size": "big"}`,
-			400, "body.size", "value must be an integer"},
+			400, "body.size", "must be an integer"},
 		{"a missing required body is named", "POST", "/v1/things", "", "",
 			400, "body", "is required"},
 		{"a wrongly typed query parameter is a 400 naming it", "GET", "/v1/things?page=abc", "", "",
 			400, "query.page", "must be an integer"},
 		{"a query parameter below its minimum is named", "GET", "/v1/things?page=0", "", "",
-			400, "query.page", "number must be at least 1"},
+			400, "query.page", "must be at least 1"},
 		{"a path parameter of the wrong format is named", "GET", "/v1/things/not-a-uuid", "", "",
-			400, "path.id", `string doesn't match the format "uuid"`},
+			400, "path.id", "must be a UUID"},
 		{"a body in an unaccepted media type is a 415", "POST", "/v1/things", "text/plain", `slug=a`,
 			415, "", ""},
-		{"a body above the limit is a 413", "POST", "/v1/things", "application/json", `{"slug": "` + strings.Repeat("a", 300) + `"}`,
+		{"a body above the limit its schema allows is a 413", "POST", "/v1/things", "application/json", `{"slug": "a", "name": "` + strings.Repeat("a", 600) + `"}`,
 			413, "", ""},
+		{"a string above its maxLength is a 400 within the limit the schema allows", "POST", "/v1/things", "application/json", `{"slug": "` + strings.Repeat("a", 65) + `"}`,
+			400, "body.slug", "must be at most 64 characters"},
 		{"a valid body passes", "POST", "/v1/things", "application/json", `{"slug": "a", "size": 3}`,
 			201, "", ""},
 	}

@@ -89,8 +89,12 @@ func problemFor(err error) (p Problem, internal bool) {
 	var (
 		he    *echo.HTTPError
 		maxed *http.MaxBytesError
+		slow  *bodyTimeoutError
 	)
 	switch {
+	case errors.As(err, &slow):
+		return Problem{Type: ProblemTypeBase + "request_timeout", Title: http.StatusText(http.StatusRequestTimeout),
+			Status: http.StatusRequestTimeout, Detail: slow.Error()}, false
 	case errors.As(err, &maxed):
 		err = errs.Ef(errs.TooLarge, "request body is larger than %d bytes", maxed.Limit)
 	case errors.As(err, &he) && he.Code == http.StatusMethodNotAllowed:
@@ -117,8 +121,13 @@ func problemFor(err error) (p Problem, internal bool) {
 		p.Detail = internalDetail
 		return p, true
 	}
-	for _, f := range e.Fields {
+	fields, more := capFields(e.Fields)
+	for _, f := range fields {
 		p.Errors = append(p.Errors, FieldProblem{Field: f.Field, Message: f.Message})
+	}
+	if more > 0 {
+		p.Detail = fmt.Sprintf("%d problems were found; errors lists the first %d, %d more are not listed",
+			len(fields)+more, len(fields), more)
 	}
 	return p, status >= 500
 }
@@ -157,6 +166,9 @@ func errorHandler(service string, log *slog.Logger, hints *pathHints) echo.HTTPE
 			if d := hints.detail(req.Method, req.URL.Path); d != "" {
 				p.Detail = d
 			}
+		}
+		if p.Status == http.StatusRequestTimeout {
+			c.Response().Header().Set(echo.HeaderConnection, "close")
 		}
 		if internal {
 			log.ErrorContext(req.Context(), "request failed", slog.String("error", err.Error()),

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -22,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/telemetry"
 )
@@ -47,6 +49,10 @@ type Options struct {
 	BodyLimit int64
 	// OperationBodyLimits overrides BodyLimit by operationId, as the spec writes it (uploads).
 	OperationBodyLimits map[string]int64
+	// HTTP holds the server's timeouts, the ceiling of schema-derived body limits and the
+	// trusted proxies (the shared configuration every service reads); the zero value means the
+	// defaults of config.HTTP.
+	HTTP config.HTTP
 	// Ready reports whether dependencies answer (database, broker); nil means always ready.
 	Ready func(ctx context.Context) error
 	// Telemetry provides the metric registry and tracer provider; nil uses a private registry
@@ -77,11 +83,19 @@ func New(opts Options) (*echo.Echo, error) {
 	if opts.BodyLimit <= 0 {
 		opts.BodyLimit = DefaultBodyLimit
 	}
+	if opts.HTTP == (config.HTTP{}) {
+		d, err := config.Defaults[config.HTTP]()
+		if err != nil {
+			return nil, fmt.Errorf("httpx: %w", err)
+		}
+		opts.HTTP = d
+	}
+	extractor, err := ipExtractor(opts.HTTP.TrustedProxies)
+	if err != nil {
+		return nil, err
+	}
 	if err := opts.Spec.Validate(context.Background(), openapi3.DisableExamplesValidation()); err != nil {
 		return nil, fmt.Errorf("httpx: spec is invalid: %w", err)
-	}
-	if err := knownOperations(opts.Spec, opts.OperationBodyLimits); err != nil {
-		return nil, err
 	}
 	if declaresSecurity(opts.Spec) && opts.Auth == nil {
 		return nil, errors.New("httpx: the spec declares security but Auth is nil")
@@ -100,11 +114,21 @@ func New(opts Options) (*echo.Echo, error) {
 		return nil, fmt.Errorf("httpx: docs page: %w", err)
 	}
 
+	limits, err := operationLimits(opts.Spec, opts.BodyLimit, opts.HTTP.MaxBodyLimit, opts.OperationBodyLimits)
+	if err != nil {
+		return nil, err
+	}
+
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
+	e.IPExtractor = extractor
+	// Serve and ServeListener run e.Server with these bounds (see config.HTTP).
+	e.Server.ReadHeaderTimeout = opts.HTTP.ReadHeaderTimeout
+	e.Server.WriteTimeout = opts.HTTP.WriteTimeout
+	e.Server.IdleTimeout = opts.HTTP.IdleTimeout
 	e.HTTPErrorHandler = errorHandler(opts.Service, log, newPathHints(opts.Spec))
 	k := &contract{service: opts.Service, router: router, auth: opts.Auth,
-		bodyLimit: opts.BodyLimit, opLimits: opts.OperationBodyLimits}
+		bodyLimit: opts.BodyLimit, opLimits: limits, deadlines: newDeadlines(opts.HTTP)}
 	// Recovery sits inside observe so that a panic is logged and counted as the 500 it becomes.
 	e.Use(requestID(), tracing(tp, prop), observe(log, m), recoverPanics(log), k.middleware)
 
@@ -157,6 +181,28 @@ func knownOperations(spec *openapi3.T, limits map[string]int64) error {
 	return nil
 }
 
+// ipExtractor reads the client's address from X-Forwarded-For only when the connection comes
+// from one of the trusted proxies (comma-separated CIDRs); otherwise the peer of the socket is
+// the client, whatever X-Forwarded-For, X-Real-IP or Forwarded say.
+func ipExtractor(trusted string) (echo.IPExtractor, error) {
+	var opts []echo.TrustOption
+	for _, s := range strings.Split(trusted, ",") {
+		if s = strings.TrimSpace(s); s == "" {
+			continue
+		}
+		_, ipnet, err := net.ParseCIDR(s)
+		if err != nil {
+			return nil, fmt.Errorf("httpx: TRUSTED_PROXIES: %q is not a CIDR range (e.g. 10.0.0.0/8)", s)
+		}
+		opts = append(opts, echo.TrustIPRange(ipnet))
+	}
+	if len(opts) == 0 {
+		return echo.ExtractIPDirect(), nil
+	}
+	opts = append(opts, echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false))
+	return echo.ExtractIPFromXFFHeader(opts...), nil
+}
+
 func declaresSecurity(spec *openapi3.T) bool {
 	return spec.Components != nil && len(spec.Components.SecuritySchemes) > 0
 }
@@ -175,8 +221,9 @@ func Serve(ctx context.Context, e *echo.Echo, addr string, log *slog.Logger, dra
 func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, log *slog.Logger, drain time.Duration) error {
 	srv := &http.Server{
 		Handler:           e,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: e.Server.ReadHeaderTimeout,
+		WriteTimeout:      e.Server.WriteTimeout,
+		IdleTimeout:       e.Server.IdleTimeout,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
 	}
 	served := make(chan error, 1)

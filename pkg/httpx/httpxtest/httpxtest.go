@@ -26,7 +26,12 @@ import (
 // ("http://127.0.0.1:port").
 func Start(t testing.TB, e *echo.Echo) string {
 	t.Helper()
-	srv := httptest.NewServer(e)
+	srv := httptest.NewUnstartedServer(e)
+	// The bounds httpx.New gave the server (Serve applies them in production).
+	srv.Config.ReadHeaderTimeout = e.Server.ReadHeaderTimeout
+	srv.Config.WriteTimeout = e.Server.WriteTimeout
+	srv.Config.IdleTimeout = e.Server.IdleTimeout
+	srv.Start()
 	t.Cleanup(srv.Close)
 	return srv.URL
 }

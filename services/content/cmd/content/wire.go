@@ -98,7 +98,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	ready := func(ctx context.Context) error {
 		return errors.Join(pool.Ping(ctx), objects.Ping(ctx, c.S3BucketTemplates))
 	}
-	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: ready})
+	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: ready, HTTP: c.HTTP})
 	if err != nil {
 		return nil, err
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
@@ -63,5 +64,9 @@ func formValue(p *multipart.Part) (string, error) {
 	if len(b) > 4<<10 {
 		return "", errs.InvalidFields(errs.Field("body."+p.FormName(), "is longer than 4 KiB"))
 	}
-	return strings.TrimSpace(string(b)), nil
+	v := strings.TrimSpace(string(b))
+	if err := httpx.CheckText("body."+p.FormName(), v); err != nil {
+		return "", err
+	}
+	return v, nil
 }

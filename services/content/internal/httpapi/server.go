@@ -9,6 +9,7 @@ import (
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
@@ -35,6 +36,8 @@ type HTTPOptions struct {
 	Telemetry *telemetry.Telemetry
 	// Ready reports whether the dependencies answer (/readyz).
 	Ready func(ctx context.Context) error
+	// HTTP bounds the server's timeouts and names the trusted proxies; zero: the defaults.
+	HTTP config.HTTP
 }
 
 // NewHTTP returns the echo server of the content API on a: pkg/httpx's middleware
@@ -46,7 +49,7 @@ func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
 		return nil, err
 	}
 	e, err := httpx.New(httpx.Options{Service: "content", Logger: o.Logger, SpecDocument: doc, Auth: o.Auth,
-		Ready: o.Ready, Telemetry: o.Telemetry, OperationBodyLimits: uploadBodyLimits(a.Config())})
+		Ready: o.Ready, Telemetry: o.Telemetry, HTTP: o.HTTP, OperationBodyLimits: uploadBodyLimits(a.Config())})
 	if err != nil {
 		return nil, err
 	}

@@ -59,7 +59,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer svc.pool.Close()
-	e, err := httpapi.NewHTTP(svc.app, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: svc.pool.Ping})
+	e, err := httpapi.NewHTTP(svc.app, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: svc.pool.Ping, HTTP: c.HTTP})
 	if err != nil {
 		return err
 	}

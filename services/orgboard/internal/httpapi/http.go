@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -21,6 +22,8 @@ type HTTPOptions struct {
 	Telemetry *telemetry.Telemetry // nil: a private registry
 	// Ready answers /readyz: nil when the database is reachable.
 	Ready func(context.Context) error
+	// HTTP bounds the server's timeouts and names the trusted proxies; zero: the defaults.
+	HTTP config.HTTP
 }
 
 // NewHTTP builds the service's echo server (pkg/httpx: authentication, request validation
@@ -39,6 +42,7 @@ func NewHTTP(a *app.App, opts HTTPOptions) (*echo.Echo, error) {
 		// AGENTS.md uploads: 413 above agentsmd.MaxSize bytes.
 		OperationBodyLimits: map[string]int64{"uploadAgentProfile": agentsmd.MaxSize},
 		Ready:               opts.Ready,
+		HTTP:                opts.HTTP,
 	})
 	if err != nil {
 		return nil, err

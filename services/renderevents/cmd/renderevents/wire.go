@@ -131,7 +131,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		return nil, err
 	}
 	e, err := httpx.New(httpx.Options{Service: Name, Logger: log, SpecDocument: doc, Auth: d.Auth, Telemetry: d.Telemetry,
-		Ready: s.readiness})
+		Ready: s.readiness, HTTP: cfg.HTTP})
 	if err != nil {
 		return nil, err
 	}
