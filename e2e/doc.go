@@ -17,6 +17,9 @@
 //     program, a CommonJS program and the Go examples (examples/<s>) call a running service
 //     through them; a program written from each spec calls every operation with only its
 //     required inputs and compiles against the SDKs (tsprogram_test.go writes it).
+//   - guards_test.go: every operation of the three specs, against one running instance of each
+//     service, answers each guarded input class (NUL, invalid UTF-8, over-long, trailing data,
+//     wrong uuid/date-time, unknown property) with a 400 naming the field, and stays healthy.
 //
 // examples/ is a module of its own, outside the workspace: the Go clients of gen/ used the way a
 // team's module uses them.
