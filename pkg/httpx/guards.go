@@ -49,6 +49,24 @@ func CheckText(field, value string) error {
 	return nil
 }
 
+// CheckJSONText is CheckText for a JSON document a handler reads itself (a multipart field
+// holding JSON): a string anywhere in it, written raw or escaped, with NUL or invalid UTF-8 is
+// a 400 naming its path under field ("body.color_keys.0.element_key"). Malformed JSON passes:
+// the handler's decoding explains it.
+func CheckJSONText(field string, data []byte) error {
+	if msg := textProblem(string(data)); msg == msgNUL {
+		return errs.InvalidFields(errs.Field(field, msg))
+	}
+	fields, _ := guardJSON(data)
+	if len(fields) == 0 {
+		return nil
+	}
+	for i, f := range fields {
+		fields[i].Field = field + strings.TrimPrefix(f.Field, "body")
+	}
+	return errs.InvalidFields(fields...)
+}
+
 // fieldName makes a name taken from the request printable: NUL and invalid bytes are escaped.
 func fieldName(s string) string {
 	if textProblem(s) == "" {

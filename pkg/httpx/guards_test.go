@@ -124,3 +124,16 @@ func TestCheckTextNamesAMultipartFieldWithNULOrInvalidUTF8(t *testing.T) {
 		t.Fatalf("valid text refused: %v", err)
 	}
 }
+
+func TestCheckJSONTextNamesTheStringInsideAJSONField(t *testing.T) {
+	e, ok := errs.As(httpx.CheckJSONText("body.color_keys", []byte(`[{"element_key": "a\u0000"}]`)))
+	if !ok || len(e.Fields) != 1 || e.Fields[0] != errs.Field("body.color_keys.0.element_key", "must not contain a NUL character") {
+		t.Fatalf("got %v, want body.color_keys.0.element_key named", e)
+	}
+	if e, ok := errs.As(httpx.CheckJSONText("body.color_keys", []byte("[\"a\x00\"]"))); !ok || e.Fields[0].Field != "body.color_keys" {
+		t.Fatalf("a raw NUL: got %v, want body.color_keys named", e)
+	}
+	if err := httpx.CheckJSONText("body.color_keys", []byte(`[{"element_key": "ä"}]`)); err != nil {
+		t.Fatalf("valid JSON refused: %v", err)
+	}
+}

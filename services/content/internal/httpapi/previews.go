@@ -12,6 +12,7 @@ import (
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
@@ -61,6 +62,9 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req contentserver.Gener
 		case "color_keys":
 			raw, err := io.ReadAll(io.LimitReader(partReader{part}, 1<<20))
 			if err != nil {
+				return nil, err
+			}
+			if err := httpx.CheckJSONText("body.color_keys", raw); err != nil {
 				return nil, err
 			}
 			keys, err := decodeColorKeys(raw)
