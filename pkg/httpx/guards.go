@@ -118,6 +118,19 @@ func guardParams(req *http.Request, op *openapi3.Operation, pathItem *openapi3.P
 	return out
 }
 
+// readBody reads a (limited) body and hands the next reader, the validator or the handler, a
+// fresh copy of it.
+func readBody(req *http.Request) ([]byte, error) {
+	data, err := io.ReadAll(req.Body)
+	_ = req.Body.Close()
+	if err != nil {
+		return nil, err
+	}
+	req.Body = io.NopCloser(bytes.NewReader(data))
+	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	return data, nil
+}
+
 // isText reports whether a streamed body is text (text/markdown, text/plain): small documents
 // whose handlers store them as text, bounded by the operation's body limit.
 func isText(contentType string) bool {
@@ -127,13 +140,10 @@ func isText(contentType string) bool {
 
 // guardText reads a text body and refuses NUL or invalid UTF-8 in it.
 func guardText(req *http.Request) ([]errs.FieldError, error) {
-	data, err := io.ReadAll(req.Body)
-	_ = req.Body.Close()
+	data, err := readBody(req)
 	if err != nil {
 		return nil, err
 	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	if msg := textProblem(string(data)); msg != "" {
 		return []errs.FieldError{errs.Field("body", msg)}, nil
 	}
@@ -154,13 +164,10 @@ func guardBody(req *http.Request) ([]errs.FieldError, error) {
 	if err != nil {
 		return nil, nil
 	}
-	data, err := io.ReadAll(req.Body)
-	_ = req.Body.Close()
+	data, err := readBody(req)
 	if err != nil {
 		return nil, err
 	}
-	req.Body = io.NopCloser(bytes.NewReader(data))
-	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
 	if mt == "application/x-www-form-urlencoded" {
 		var out []errs.FieldError
 		if form, err := url.ParseQuery(string(data)); err == nil {
