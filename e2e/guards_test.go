@@ -403,7 +403,7 @@ func jsonProbes(path string, schema *openapi3.SchemaRef) []probe {
 				probes = append(probes, body("a wrong "+s.Format, steps, f[0], f[1]))
 			}
 		case isObject(s) && !inAlternative && s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has:
-			unknown := append(slices.Clone(steps), step{key: "descripton"})
+			unknown := append(slices.Clone(steps), step{key: "unknown_property_x"})
 			probes = append(probes, body("an unknown property", unknown, "typo", msgUnknown))
 		}
 	})
@@ -417,7 +417,7 @@ func multipartProbes(path string, schema *openapi3.SchemaRef) []probe {
 	s := merged(schema)
 	for _, name := range slices.Sorted(mapKeys(s.Properties)) {
 		p := s.Properties[name].Value
-		if p == nil || p.Format == "binary" || !(p.Type.Is("string") || p.Type.Is("boolean") || p.Type.Is("integer")) {
+		if p == nil || p.Format == "binary" || (!p.Type.Is("string") && !p.Type.Is("boolean") && !p.Type.Is("integer")) {
 			continue
 		}
 		for _, c := range []struct{ class, value, message string }{

@@ -34,7 +34,7 @@ func TestGuardsAnswerBadInputWithA400NamingTheField(t *testing.T) {
 		{"invalid UTF-8 in a declared header", notes, `{"text": "a"}`, []string{"X-Note-Source", "a\xffb"}, "header.X-Note-Source", "must be valid UTF-8"},
 		{"a second document after the first", notes, `{"text": "a"} {}`, nil, "body", "unexpected data after the JSON document"},
 		{"text after the document", notes, `{"text": "a"}x`, nil, "body", "unexpected data after the JSON document"},
-		{"an unknown property", notes, `{"text": "a", "descripton": "typo"}`, nil, "body.descripton", "is not a known property"},
+		{"an unknown property", notes, `{"text": "a", "unknown_property_x": "typo"}`, nil, "body.unknown_property_x", "is not a known property"},
 		{"a path id that is no UUID", "/v1/things/12/notes", `{"text": "a"}`, nil, "path.id", "must be a UUID"},
 		{"a query date-time that is none", notes + "?since=yesterday", `{"text": "a"}`, nil, "query.since", "must be an RFC 3339 date-time"},
 		{"a body date-time that is none", notes, `{"text": "a", "at": "2024-13-01"}`, nil, "body.at", "must be an RFC 3339 date-time"},

@@ -122,7 +122,7 @@ func patternDescription(s *openapi3.Schema) string {
 }
 
 // unknownProperty is the property a schema with additionalProperties: false refused, read
-// from the validator's reason (`property "descripton" is unsupported`).
+// from the validator's reason (`property "unknown_property_x" is unsupported`).
 func unknownProperty(se *openapi3.SchemaError) (string, bool) {
 	if se.SchemaField != "properties" && se.SchemaField != "additionalProperties" {
 		return "", false
