@@ -28,6 +28,7 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
@@ -63,12 +64,13 @@ type env struct {
 	t testing.TB
 	c *content.ClientWithResponses
 
-	admin  content.RequestEditorFn // JWT with the admin role, of the user's tenant
-	user   content.RequestEditorFn // JWT without roles
-	other  content.RequestEditorFn // another user of another tenant
-	svc    content.RequestEditorFn // service token without scopes
-	svcAdm content.RequestEditorFn // service token with content:admin
-	anon   content.RequestEditorFn // no Authorization header
+	admin       content.RequestEditorFn // JWT with the platform-admin role, of the user's tenant
+	tenantAdmin content.RequestEditorFn // JWT with a tenant's own admin role (no catalog writes)
+	user        content.RequestEditorFn // JWT without roles
+	other       content.RequestEditorFn // another user of another tenant
+	svc         content.RequestEditorFn // service token without scopes
+	svcAdm      content.RequestEditorFn // service token with content:admin
+	anon        content.RequestEditorFn // no Authorization header
 	// adminToken is the admin's bearer token (for requests built by hand).
 	adminToken       string
 	userID, tenantID uuid.UUID
@@ -135,8 +137,9 @@ func newEnv(t testing.TB, opts ...option) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev.adminToken = ev.jwt(uuid.New(), ev.tenantID, "admin")
+	ev.adminToken = ev.jwt(uuid.New(), ev.tenantID, domain.PlatformAdminRole)
 	ev.admin = authtest.Bearer(ev.adminToken)
+	ev.tenantAdmin = authtest.Bearer(ev.jwt(uuid.New(), ev.tenantID, "admin"))
 	ev.user = authtest.Bearer(ev.jwt(ev.userID, ev.tenantID))
 	ev.other = authtest.Bearer(ev.jwt(uuid.New(), uuid.New()))
 	ev.svc = authtest.Bearer(srv.svcToken)
@@ -266,7 +269,7 @@ func newServer(t testing.TB, o envOptions) *server {
 
 	srv.auth = authtest.New(t)
 	srv.svcToken = srv.auth.ServiceToken(t, "render-farm")
-	srv.admToken = srv.auth.ServiceToken(t, "cms-admin", "content:admin")
+	srv.admToken = srv.auth.ServiceToken(t, "cms-admin", domain.AdminScope)
 	e, err := httpapi.NewHTTP(srv.app, httpapi.HTTPOptions{Auth: srv.auth.Authenticator(t), Logger: srv.log})
 	if err != nil {
 		t.Fatal(err)

@@ -68,8 +68,9 @@ func actorOf(ctx context.Context) (domain.Actor, error) {
 	if !ok {
 		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
 	}
-	a := domain.Actor{UserID: p.UserID, TenantID: p.TenantID, Service: p.Kind == auth.Service,
-		Admin: p.IsAdmin(domain.AdminScope), Name: p.Name}
+	service := p.Kind == auth.Service
+	a := domain.Actor{UserID: p.UserID, TenantID: p.TenantID, Service: service, Name: p.Name,
+		Admin: (!service && p.HasRole(domain.PlatformAdminRole)) || (service && p.HasScope(domain.AdminScope))}
 	if a.Name == "" {
 		a.Name = "user:" + p.UserID.String()
 	}
