@@ -1445,7 +1445,8 @@ export interface components {
         };
         /**
          * @description A content (text/media) element of a scene. Used as request body and response: id and
-         *     scene_id are assigned by the server (readOnly); responses carry every field.
+         *     scene_id are assigned by the server (readOnly); responses carry every field, with
+         *     repeater_item_id, font_id and max_size null when unset.
          */
         SceneContentElement: {
             /** Format: uuid */
@@ -1800,7 +1801,10 @@ export interface components {
             description?: string;
             image_url?: string;
             icon?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The parent category; null for a top-level one (responses always carry it).
+             */
             parent_id?: string | null;
             sort?: number;
         };
