@@ -42,7 +42,7 @@ base="http://127.0.0.1:$port"
 for ((i = 0; i < 300; i++)); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done
 curl -fs "$base/readyz" >/dev/null || die "bin/content serve is not ready"
 
-token=$(bin/content token --roles admin)
+token=$(bin/content token --roles platform-admin)
 auth=(-H "Authorization: Bearer $token")
 container=$(curl -fsS "${auth[@]}" -H 'Content-Type: application/json' \
   -d '{"slug":"bench-upload","name":"Bench upload","primary_mode":"video"}' "$base/v1/containers" | jq -r .id)

@@ -47,7 +47,7 @@ for s in content orgboard renderevents; do
 done
 for p in 8081 8082 8083; do wait_port 127.0.0.1 $p 30 || die "a service did not start on :$p"; done
 
-token=$(bin/content token --roles admin --ttl 12h)
+token=$(bin/content token --roles admin,platform-admin --ttl 12h) # a tenant admin who also writes the content catalog
 owner=$(bin/orgboard token --sub 00000000-0000-7000-8000-00000000000a --ttl 12h) # the demo organization's Owner
 cat <<MSG
 
@@ -56,7 +56,7 @@ cat <<MSG
   renderevents  http://127.0.0.1:8083/docs   (API base http://127.0.0.1:8083/v1)
   MinIO         $S3_ENDPOINT (minioadmin / minioadmin)
 
-  An admin token for 12 hours:
+  An admin token for 12 hours (the platform-admin role writes the content catalog):
     export TOKEN=$token
     curl -H "Authorization: Bearer \$TOKEN" 'http://127.0.0.1:8081/v1/templates?sort=popular'
 

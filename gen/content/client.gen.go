@@ -116,7 +116,7 @@ type ClientInterface interface {
 
 	// CreateCategoryWithBody Create a category (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 	// existing category (400 naming the field). id is assigned by the server.
 	//
@@ -127,7 +127,7 @@ type ClientInterface interface {
 
 	// CreateCategory Create a category (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 	// existing category (400 naming the field). id is assigned by the server.
 	//
@@ -164,7 +164,7 @@ type ClientInterface interface {
 
 	// CreateContainerWithBody Create a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 	// a category or tag id does not exist.
 	//
@@ -175,7 +175,7 @@ type ClientInterface interface {
 
 	// CreateContainer Create a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 	// a category or tag id does not exist.
 	//
@@ -186,7 +186,7 @@ type ClientInterface interface {
 
 	// DeleteContainer Soft-delete a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Soft delete: the container disappears from every read; its slug stays reserved.
 	// 404 when absent or already deleted.
 	//
@@ -195,7 +195,7 @@ type ClientInterface interface {
 
 	// UpdateContainerWithBody Update a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
 	//
@@ -206,7 +206,7 @@ type ClientInterface interface {
 
 	// UpdateContainer Update a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
 	//
@@ -217,7 +217,7 @@ type ClientInterface interface {
 
 	// PublishContainer Publish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Idempotent: publishing a published container is 204 too. 404 when absent or deleted.
 	//
 	// Corresponds with POST /containers/{container_id}/publish (the `PublishContainer` operationId).
@@ -225,7 +225,7 @@ type ClientInterface interface {
 
 	// UnpublishContainerWithBody Unpublish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The optional reason is kept by the server with the unpublication (it is not part of the
 	// Container resource in v1). Idempotent. 404 when absent or deleted.
 	//
@@ -236,7 +236,7 @@ type ClientInterface interface {
 
 	// UnpublishContainer Unpublish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The optional reason is kept by the server with the unpublication (it is not part of the
 	// Container resource in v1). Idempotent. 404 when absent or deleted.
 	//
@@ -310,7 +310,7 @@ type ClientInterface interface {
 
 	// CreateFontWithBody Upload a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file (TrueType, OpenType, WOFF or WOFF2, recognised by its magic bytes; another type is
 	// 415) may be up to 20 MiB (413 above). name, family, style and weight are read from the file
 	// where the request does not give them. Known direction values: ltr, rtl (default ltr).
@@ -322,7 +322,7 @@ type ClientInterface interface {
 
 	// DeleteFont Delete a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 	//
 	// Corresponds with DELETE /fonts/{font_id} (the `DeleteFont` operationId).
 	DeleteFont(ctx context.Context, fontId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -345,7 +345,7 @@ type ClientInterface interface {
 
 	// CreateMusicTrackWithBody Create a music track (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// name and url are needed (400 without); id is assigned by the server.
 	//
 	// Takes any type of body and a specified content type.
@@ -355,7 +355,7 @@ type ClientInterface interface {
 
 	// CreateMusicTrack Create a music track (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// name and url are needed (400 without); id is assigned by the server.
 	//
 	// Takes a body of the `application/json` content type.
@@ -378,7 +378,7 @@ type ClientInterface interface {
 
 	// CreateProjectWithBody Create a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// 400 naming the field when container_id or project_server_id does not exist.
 	//
 	// Takes any type of body and a specified content type.
@@ -388,7 +388,7 @@ type ClientInterface interface {
 
 	// CreateProject Create a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// 400 naming the field when container_id or project_server_id does not exist.
 	//
 	// Takes a body of the `application/json` content type.
@@ -398,7 +398,7 @@ type ClientInterface interface {
 
 	// DeleteProject Delete a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 	//
 	// Corresponds with DELETE /projects/{project_id} (the `DeleteProject` operationId).
 	DeleteProject(ctx context.Context, projectId ProjectId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -410,7 +410,7 @@ type ClientInterface interface {
 
 	// UpdateProjectWithBody Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type.
@@ -420,7 +420,7 @@ type ClientInterface interface {
 
 	// UpdateProject Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type.
@@ -430,7 +430,7 @@ type ClientInterface interface {
 
 	// UploadProjectAepWithBody Upload the project's AEP file in one request (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file is streamed to object storage; its MD5 and size are computed while streaming and
 	// recorded on the project (replacing a previous file). The single-request upload
 	// accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
@@ -444,7 +444,7 @@ type ClientInterface interface {
 
 	// CompleteProjectAepUploadWithBody Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -458,7 +458,7 @@ type ClientInterface interface {
 
 	// CompleteProjectAepUpload Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -472,7 +472,7 @@ type ClientInterface interface {
 
 	// StartProjectAepUploadWithBody Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -488,7 +488,7 @@ type ClientInterface interface {
 
 	// StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -518,7 +518,7 @@ type ClientInterface interface {
 
 	// CreatePresetStoryWithBody Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
@@ -530,7 +530,7 @@ type ClientInterface interface {
 
 	// CreatePresetStory Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
@@ -549,7 +549,7 @@ type ClientInterface interface {
 
 	// CreateSceneWithBody Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
@@ -560,7 +560,7 @@ type ClientInterface interface {
 
 	// CreateScene Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
@@ -581,7 +581,7 @@ type ClientInterface interface {
 
 	// CreateSharedLayerWithBody Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
@@ -592,7 +592,7 @@ type ClientInterface interface {
 
 	// CreateSharedLayer Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
@@ -603,14 +603,14 @@ type ClientInterface interface {
 
 	// DeleteSceneColor Delete a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Corresponds with DELETE /scene-colors/{element_id} (the `DeleteSceneColor` operationId).
 	DeleteSceneColor(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSceneColorWithBody Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -619,7 +619,7 @@ type ClientInterface interface {
 
 	// UpdateSceneColor Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -628,14 +628,14 @@ type ClientInterface interface {
 
 	// DeleteSceneContent Delete a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Corresponds with DELETE /scene-contents/{element_id} (the `DeleteSceneContent` operationId).
 	DeleteSceneContent(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateSceneContentWithBody Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -644,7 +644,7 @@ type ClientInterface interface {
 
 	// UpdateSceneContent Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -653,7 +653,7 @@ type ClientInterface interface {
 
 	// DeleteScene Delete a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 	//
 	// Corresponds with DELETE /scenes/{scene_id} (the `DeleteScene` operationId).
 	DeleteScene(ctx context.Context, sceneId SceneId, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -665,7 +665,7 @@ type ClientInterface interface {
 
 	// UpdateSceneWithBody Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -674,7 +674,7 @@ type ClientInterface interface {
 
 	// UpdateScene Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -683,7 +683,7 @@ type ClientInterface interface {
 
 	// CreateSceneColorWithBody Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
@@ -694,7 +694,7 @@ type ClientInterface interface {
 
 	// CreateSceneColor Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
@@ -705,7 +705,7 @@ type ClientInterface interface {
 
 	// CreateSceneContentWithBody Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
@@ -717,7 +717,7 @@ type ClientInterface interface {
 
 	// CreateSceneContent Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
@@ -734,7 +734,7 @@ type ClientInterface interface {
 
 	// ReorderScenesWithBody Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
@@ -746,7 +746,7 @@ type ClientInterface interface {
 
 	// ReorderScenes Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
@@ -779,7 +779,7 @@ type ClientInterface interface {
 
 	// GenerateSvgPreviewWithBody Start generating an SVG colour preview from an image (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken):
 	// it writes the shared catalog and may call a paid AI service.
 	// Responds 202 with the new preview in status Generating; generation runs asynchronously as
 	// a durable job (statuses Generating -> Ready | Failed, visible on
@@ -901,7 +901,7 @@ func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditor
 
 // CreateCategoryWithBody Create a category (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 // existing category (400 naming the field). id is assigned by the server.
 //
@@ -922,7 +922,7 @@ func (c *Client) CreateCategoryWithBody(ctx context.Context, contentType string,
 
 // CreateCategory Create a category (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 // existing category (400 naming the field). id is assigned by the server.
 //
@@ -989,7 +989,7 @@ func (c *Client) CreateComment(ctx context.Context, body CreateCommentJSONReques
 
 // CreateContainerWithBody Create a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 // a category or tag id does not exist.
 //
@@ -1010,7 +1010,7 @@ func (c *Client) CreateContainerWithBody(ctx context.Context, contentType string
 
 // CreateContainer Create a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 // a category or tag id does not exist.
 //
@@ -1031,7 +1031,7 @@ func (c *Client) CreateContainer(ctx context.Context, body CreateContainerJSONRe
 
 // DeleteContainer Soft-delete a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Soft delete: the container disappears from every read; its slug stays reserved.
 // 404 when absent or already deleted.
 //
@@ -1050,7 +1050,7 @@ func (c *Client) DeleteContainer(ctx context.Context, containerId ContainerId, r
 
 // UpdateContainerWithBody Update a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
 //
@@ -1071,7 +1071,7 @@ func (c *Client) UpdateContainerWithBody(ctx context.Context, containerId Contai
 
 // UpdateContainer Update a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
 //
@@ -1092,7 +1092,7 @@ func (c *Client) UpdateContainer(ctx context.Context, containerId ContainerId, b
 
 // PublishContainer Publish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Idempotent: publishing a published container is 204 too. 404 when absent or deleted.
 //
 // Corresponds with POST /containers/{container_id}/publish (the `PublishContainer` operationId).
@@ -1110,7 +1110,7 @@ func (c *Client) PublishContainer(ctx context.Context, containerId ContainerId, 
 
 // UnpublishContainerWithBody Unpublish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The optional reason is kept by the server with the unpublication (it is not part of the
 // Container resource in v1). Idempotent. 404 when absent or deleted.
 //
@@ -1131,7 +1131,7 @@ func (c *Client) UnpublishContainerWithBody(ctx context.Context, containerId Con
 
 // UnpublishContainer Unpublish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The optional reason is kept by the server with the unpublication (it is not part of the
 // Container resource in v1). Idempotent. 404 when absent or deleted.
 //
@@ -1285,7 +1285,7 @@ func (c *Client) ListFonts(ctx context.Context, reqEditors ...RequestEditorFn) (
 
 // CreateFontWithBody Upload a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file (TrueType, OpenType, WOFF or WOFF2, recognised by its magic bytes; another type is
 // 415) may be up to 20 MiB (413 above). name, family, style and weight are read from the file
 // where the request does not give them. Known direction values: ltr, rtl (default ltr).
@@ -1307,7 +1307,7 @@ func (c *Client) CreateFontWithBody(ctx context.Context, contentType string, bod
 
 // DeleteFont Delete a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 //
 // Corresponds with DELETE /fonts/{font_id} (the `DeleteFont` operationId).
 func (c *Client) DeleteFont(ctx context.Context, fontId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1360,7 +1360,7 @@ func (c *Client) ListMusic(ctx context.Context, params *ListMusicParams, reqEdit
 
 // CreateMusicTrackWithBody Create a music track (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // name and url are needed (400 without); id is assigned by the server.
 //
 // Takes any type of body and a specified content type.
@@ -1380,7 +1380,7 @@ func (c *Client) CreateMusicTrackWithBody(ctx context.Context, contentType strin
 
 // CreateMusicTrack Create a music track (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // name and url are needed (400 without); id is assigned by the server.
 //
 // Takes a body of the `application/json` content type.
@@ -1433,7 +1433,7 @@ func (c *Client) ListProjectServers(ctx context.Context, reqEditors ...RequestEd
 
 // CreateProjectWithBody Create a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // 400 naming the field when container_id or project_server_id does not exist.
 //
 // Takes any type of body and a specified content type.
@@ -1453,7 +1453,7 @@ func (c *Client) CreateProjectWithBody(ctx context.Context, contentType string, 
 
 // CreateProject Create a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // 400 naming the field when container_id or project_server_id does not exist.
 //
 // Takes a body of the `application/json` content type.
@@ -1473,7 +1473,7 @@ func (c *Client) CreateProject(ctx context.Context, body CreateProjectJSONReques
 
 // DeleteProject Delete a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 //
 // Corresponds with DELETE /projects/{project_id} (the `DeleteProject` operationId).
 func (c *Client) DeleteProject(ctx context.Context, projectId ProjectId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1505,7 +1505,7 @@ func (c *Client) GetProject(ctx context.Context, projectId ProjectId, reqEditors
 
 // UpdateProjectWithBody Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type.
@@ -1525,7 +1525,7 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, projectId ProjectId,
 
 // UpdateProject Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type.
@@ -1545,7 +1545,7 @@ func (c *Client) UpdateProject(ctx context.Context, projectId ProjectId, body Up
 
 // UploadProjectAepWithBody Upload the project's AEP file in one request (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file is streamed to object storage; its MD5 and size are computed while streaming and
 // recorded on the project (replacing a previous file). The single-request upload
 // accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
@@ -1569,7 +1569,7 @@ func (c *Client) UploadProjectAepWithBody(ctx context.Context, projectId Project
 
 // CompleteProjectAepUploadWithBody Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -1593,7 +1593,7 @@ func (c *Client) CompleteProjectAepUploadWithBody(ctx context.Context, projectId
 
 // CompleteProjectAepUpload Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -1617,7 +1617,7 @@ func (c *Client) CompleteProjectAepUpload(ctx context.Context, projectId Project
 
 // StartProjectAepUploadWithBody Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -1643,7 +1643,7 @@ func (c *Client) StartProjectAepUploadWithBody(ctx context.Context, projectId Pr
 
 // StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -1703,7 +1703,7 @@ func (c *Client) ListPresetStories(ctx context.Context, projectId ProjectId, req
 
 // CreatePresetStoryWithBody Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
@@ -1725,7 +1725,7 @@ func (c *Client) CreatePresetStoryWithBody(ctx context.Context, projectId Projec
 
 // CreatePresetStory Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
@@ -1764,7 +1764,7 @@ func (c *Client) ListProjectScenes(ctx context.Context, projectId ProjectId, req
 
 // CreateSceneWithBody Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
@@ -1785,7 +1785,7 @@ func (c *Client) CreateSceneWithBody(ctx context.Context, projectId ProjectId, c
 
 // CreateScene Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
@@ -1836,7 +1836,7 @@ func (c *Client) ListSharedLayers(ctx context.Context, projectId ProjectId, reqE
 
 // CreateSharedLayerWithBody Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
@@ -1857,7 +1857,7 @@ func (c *Client) CreateSharedLayerWithBody(ctx context.Context, projectId Projec
 
 // CreateSharedLayer Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
@@ -1878,7 +1878,7 @@ func (c *Client) CreateSharedLayer(ctx context.Context, projectId ProjectId, bod
 
 // DeleteSceneColor Delete a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Corresponds with DELETE /scene-colors/{element_id} (the `DeleteSceneColor` operationId).
 func (c *Client) DeleteSceneColor(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1895,7 +1895,7 @@ func (c *Client) DeleteSceneColor(ctx context.Context, elementId ElementId, reqE
 
 // UpdateSceneColorWithBody Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1914,7 +1914,7 @@ func (c *Client) UpdateSceneColorWithBody(ctx context.Context, elementId Element
 
 // UpdateSceneColor Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1933,7 +1933,7 @@ func (c *Client) UpdateSceneColor(ctx context.Context, elementId ElementId, body
 
 // DeleteSceneContent Delete a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Corresponds with DELETE /scene-contents/{element_id} (the `DeleteSceneContent` operationId).
 func (c *Client) DeleteSceneContent(ctx context.Context, elementId ElementId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1950,7 +1950,7 @@ func (c *Client) DeleteSceneContent(ctx context.Context, elementId ElementId, re
 
 // UpdateSceneContentWithBody Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1969,7 +1969,7 @@ func (c *Client) UpdateSceneContentWithBody(ctx context.Context, elementId Eleme
 
 // UpdateSceneContent Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1988,7 +1988,7 @@ func (c *Client) UpdateSceneContent(ctx context.Context, elementId ElementId, bo
 
 // DeleteScene Delete a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 //
 // Corresponds with DELETE /scenes/{scene_id} (the `DeleteScene` operationId).
 func (c *Client) DeleteScene(ctx context.Context, sceneId SceneId, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -2020,7 +2020,7 @@ func (c *Client) GetScene(ctx context.Context, sceneId SceneId, reqEditors ...Re
 
 // UpdateSceneWithBody Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2039,7 +2039,7 @@ func (c *Client) UpdateSceneWithBody(ctx context.Context, sceneId SceneId, conte
 
 // UpdateScene Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2058,7 +2058,7 @@ func (c *Client) UpdateScene(ctx context.Context, sceneId SceneId, body UpdateSc
 
 // CreateSceneColorWithBody Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
@@ -2079,7 +2079,7 @@ func (c *Client) CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, 
 
 // CreateSceneColor Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
@@ -2100,7 +2100,7 @@ func (c *Client) CreateSceneColor(ctx context.Context, sceneId SceneId, body Cre
 
 // CreateSceneContentWithBody Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
@@ -2122,7 +2122,7 @@ func (c *Client) CreateSceneContentWithBody(ctx context.Context, sceneId SceneId
 
 // CreateSceneContent Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
@@ -2159,7 +2159,7 @@ func (c *Client) GetSceneElements(ctx context.Context, sceneId SceneId, reqEdito
 
 // ReorderScenesWithBody Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
@@ -2181,7 +2181,7 @@ func (c *Client) ReorderScenesWithBody(ctx context.Context, sceneId SceneId, con
 
 // ReorderScenes Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
@@ -2254,7 +2254,7 @@ func (c *Client) ListSlides(ctx context.Context, reqEditors ...RequestEditorFn) 
 
 // GenerateSvgPreviewWithBody Start generating an SVG colour preview from an image (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken):
 // it writes the shared catalog and may call a paid AI service.
 // Responds 202 with the new preview in status Generating; generation runs asynchronously as
 // a durable job (statuses Generating -> Ready | Failed, visible on
@@ -4892,7 +4892,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCategoryWithBodyWithResponse Create a category (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 	// existing category (400 naming the field). id is assigned by the server.
 	//
@@ -4903,7 +4903,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateCategoryWithResponse Create a category (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 	// existing category (400 naming the field). id is assigned by the server.
 	//
@@ -4940,7 +4940,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateContainerWithBodyWithResponse Create a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 	// a category or tag id does not exist.
 	//
@@ -4951,7 +4951,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateContainerWithResponse Create a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 	// a category or tag id does not exist.
 	//
@@ -4962,7 +4962,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteContainerWithResponse Soft-delete a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Soft delete: the container disappears from every read; its slug stays reserved.
 	// 404 when absent or already deleted.
 	//
@@ -4973,7 +4973,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateContainerWithBodyWithResponse Update a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
 	//
@@ -4984,7 +4984,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateContainerWithResponse Update a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
 	//
@@ -4995,7 +4995,7 @@ type ClientWithResponsesInterface interface {
 
 	// PublishContainerWithResponse Publish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Idempotent: publishing a published container is 204 too. 404 when absent or deleted.
 	//
 	// Returns a wrapper object for the known response body format(s).
@@ -5005,7 +5005,7 @@ type ClientWithResponsesInterface interface {
 
 	// UnpublishContainerWithBodyWithResponse Unpublish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The optional reason is kept by the server with the unpublication (it is not part of the
 	// Container resource in v1). Idempotent. 404 when absent or deleted.
 	//
@@ -5016,7 +5016,7 @@ type ClientWithResponsesInterface interface {
 
 	// UnpublishContainerWithResponse Unpublish a container (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The optional reason is kept by the server with the unpublication (it is not part of the
 	// Container resource in v1). Idempotent. 404 when absent or deleted.
 	//
@@ -5096,7 +5096,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateFontWithBodyWithResponse Upload a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file (TrueType, OpenType, WOFF or WOFF2, recognised by its magic bytes; another type is
 	// 415) may be up to 20 MiB (413 above). name, family, style and weight are read from the file
 	// where the request does not give them. Known direction values: ltr, rtl (default ltr).
@@ -5108,7 +5108,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteFontWithResponse Delete a font (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5137,7 +5137,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateMusicTrackWithBodyWithResponse Create a music track (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// name and url are needed (400 without); id is assigned by the server.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5147,7 +5147,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateMusicTrackWithResponse Create a music track (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// name and url are needed (400 without); id is assigned by the server.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5174,7 +5174,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateProjectWithBodyWithResponse Create a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// 400 naming the field when container_id or project_server_id does not exist.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5184,7 +5184,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateProjectWithResponse Create a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// 400 naming the field when container_id or project_server_id does not exist.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5194,7 +5194,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteProjectWithResponse Delete a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5210,7 +5210,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithBodyWithResponse Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -5220,7 +5220,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateProjectWithResponse Update a project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -5230,7 +5230,7 @@ type ClientWithResponsesInterface interface {
 
 	// UploadProjectAepWithBodyWithResponse Upload the project's AEP file in one request (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// The file is streamed to object storage; its MD5 and size are computed while streaming and
 	// recorded on the project (replacing a previous file). The single-request upload
 	// accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
@@ -5244,7 +5244,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteProjectAepUploadWithBodyWithResponse Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -5258,7 +5258,7 @@ type ClientWithResponsesInterface interface {
 
 	// CompleteProjectAepUploadWithResponse Complete a multipart AEP upload (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 	// and its ETag; the server then hashes the stored object (streamed MD5) and registers
 	// aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -5272,7 +5272,7 @@ type ClientWithResponsesInterface interface {
 
 	// StartProjectAepUploadWithBodyWithResponse Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -5288,7 +5288,7 @@ type ClientWithResponsesInterface interface {
 
 	// StartProjectAepUploadWithResponse Start a multipart upload of a large AEP file (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 	// upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 	// [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -5322,7 +5322,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePresetStoryWithBodyWithResponse Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
@@ -5334,7 +5334,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreatePresetStoryWithResponse Create a preset story (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 	// project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 	// does not exist. The story is created published.
@@ -5355,7 +5355,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneWithBodyWithResponse Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
@@ -5366,7 +5366,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneWithResponse Create a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 	// last.
 	//
@@ -5391,7 +5391,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSharedLayerWithBodyWithResponse Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
@@ -5402,7 +5402,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSharedLayerWithResponse Create a shared layer (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 	// project_id are assigned by the server.
 	//
@@ -5413,7 +5413,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneColorWithResponse Delete a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5422,7 +5422,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5431,7 +5431,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5440,7 +5440,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneContentWithResponse Delete a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5449,7 +5449,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5458,7 +5458,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5467,7 +5467,7 @@ type ClientWithResponsesInterface interface {
 
 	// DeleteSceneWithResponse Delete a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -5483,7 +5483,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithBodyWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5492,7 +5492,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5501,7 +5501,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneColorWithBodyWithResponse Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
@@ -5512,7 +5512,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneColorWithResponse Create a colour element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 	// id and scene_id are assigned by the server.
 	//
@@ -5523,7 +5523,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneContentWithBodyWithResponse Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
@@ -5535,7 +5535,7 @@ type ClientWithResponsesInterface interface {
 
 	// CreateSceneContentWithResponse Create a content element (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 	// scene_id are assigned by the server. 400 naming the field when font_id or
 	// repeater_item_id does not exist.
@@ -5554,7 +5554,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReorderScenesWithBodyWithResponse Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
@@ -5566,7 +5566,7 @@ type ClientWithResponsesInterface interface {
 
 	// ReorderScenesWithResponse Reorder the scenes of the scene's project (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 	// to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 	// Scene n of the list gets sort n (from 1); applied atomically.
@@ -5605,7 +5605,7 @@ type ClientWithResponsesInterface interface {
 
 	// GenerateSvgPreviewWithBodyWithResponse Start generating an SVG colour preview from an image (Admin)
 	//
-	// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken):
 	// it writes the shared catalog and may call a paid AI service.
 	// Responds 202 with the new preview in status Generating; generation runs asynchronously as
 	// a durable job (statuses Generating -> Ready | Failed, visible on
@@ -9784,7 +9784,7 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, re
 
 // CreateCategoryWithBodyWithResponse Create a category (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 // existing category (400 naming the field). id is assigned by the server.
 //
@@ -9801,7 +9801,7 @@ func (c *ClientWithResponses) CreateCategoryWithBodyWithResponse(ctx context.Con
 
 // CreateCategoryWithResponse Create a category (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // slug and name are needed (400 without); the slug is unique (409); parent_id must be an
 // existing category (400 naming the field). id is assigned by the server.
 //
@@ -9856,7 +9856,7 @@ func (c *ClientWithResponses) CreateCommentWithResponse(ctx context.Context, bod
 
 // CreateContainerWithBodyWithResponse Create a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 // a category or tag id does not exist.
 //
@@ -9873,7 +9873,7 @@ func (c *ClientWithResponses) CreateContainerWithBodyWithResponse(ctx context.Co
 
 // CreateContainerWithResponse Create a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The container is created unpublished. 409 when the slug is taken; 400 naming the field when
 // a category or tag id does not exist.
 //
@@ -9890,7 +9890,7 @@ func (c *ClientWithResponses) CreateContainerWithResponse(ctx context.Context, b
 
 // DeleteContainerWithResponse Soft-delete a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Soft delete: the container disappears from every read; its slug stays reserved.
 // 404 when absent or already deleted.
 //
@@ -9907,7 +9907,7 @@ func (c *ClientWithResponses) DeleteContainerWithResponse(ctx context.Context, c
 
 // UpdateContainerWithBodyWithResponse Update a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
 //
@@ -9924,7 +9924,7 @@ func (c *ClientWithResponses) UpdateContainerWithBodyWithResponse(ctx context.Co
 
 // UpdateContainerWithResponse Update a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
 //
@@ -9941,7 +9941,7 @@ func (c *ClientWithResponses) UpdateContainerWithResponse(ctx context.Context, c
 
 // PublishContainerWithResponse Publish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Idempotent: publishing a published container is 204 too. 404 when absent or deleted.
 //
 // Returns a wrapper object for the known response body format(s).
@@ -9957,7 +9957,7 @@ func (c *ClientWithResponses) PublishContainerWithResponse(ctx context.Context, 
 
 // UnpublishContainerWithBodyWithResponse Unpublish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The optional reason is kept by the server with the unpublication (it is not part of the
 // Container resource in v1). Idempotent. 404 when absent or deleted.
 //
@@ -9974,7 +9974,7 @@ func (c *ClientWithResponses) UnpublishContainerWithBodyWithResponse(ctx context
 
 // UnpublishContainerWithResponse Unpublish a container (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The optional reason is kept by the server with the unpublication (it is not part of the
 // Container resource in v1). Idempotent. 404 when absent or deleted.
 //
@@ -10102,7 +10102,7 @@ func (c *ClientWithResponses) ListFontsWithResponse(ctx context.Context, reqEdit
 
 // CreateFontWithBodyWithResponse Upload a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file (TrueType, OpenType, WOFF or WOFF2, recognised by its magic bytes; another type is
 // 415) may be up to 20 MiB (413 above). name, family, style and weight are read from the file
 // where the request does not give them. Known direction values: ltr, rtl (default ltr).
@@ -10120,7 +10120,7 @@ func (c *ClientWithResponses) CreateFontWithBodyWithResponse(ctx context.Context
 
 // DeleteFontWithResponse Delete a font (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10167,7 +10167,7 @@ func (c *ClientWithResponses) ListMusicWithResponse(ctx context.Context, params 
 
 // CreateMusicTrackWithBodyWithResponse Create a music track (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // name and url are needed (400 without); id is assigned by the server.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10183,7 +10183,7 @@ func (c *ClientWithResponses) CreateMusicTrackWithBodyWithResponse(ctx context.C
 
 // CreateMusicTrackWithResponse Create a music track (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // name and url are needed (400 without); id is assigned by the server.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10228,7 +10228,7 @@ func (c *ClientWithResponses) ListProjectServersWithResponse(ctx context.Context
 
 // CreateProjectWithBodyWithResponse Create a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // 400 naming the field when container_id or project_server_id does not exist.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10244,7 +10244,7 @@ func (c *ClientWithResponses) CreateProjectWithBodyWithResponse(ctx context.Cont
 
 // CreateProjectWithResponse Create a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // 400 naming the field when container_id or project_server_id does not exist.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10260,7 +10260,7 @@ func (c *ClientWithResponses) CreateProjectWithResponse(ctx context.Context, bod
 
 // DeleteProjectWithResponse Delete a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10288,7 +10288,7 @@ func (c *ClientWithResponses) GetProjectWithResponse(ctx context.Context, projec
 
 // UpdateProjectWithBodyWithResponse Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
@@ -10304,7 +10304,7 @@ func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Cont
 
 // UpdateProjectWithResponse Update a project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
@@ -10320,7 +10320,7 @@ func (c *ClientWithResponses) UpdateProjectWithResponse(ctx context.Context, pro
 
 // UploadProjectAepWithBodyWithResponse Upload the project's AEP file in one request (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // The file is streamed to object storage; its MD5 and size are computed while streaming and
 // recorded on the project (replacing a previous file). The single-request upload
 // accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
@@ -10340,7 +10340,7 @@ func (c *ClientWithResponses) UploadProjectAepWithBodyWithResponse(ctx context.C
 
 // CompleteProjectAepUploadWithBodyWithResponse Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -10360,7 +10360,7 @@ func (c *ClientWithResponses) CompleteProjectAepUploadWithBodyWithResponse(ctx c
 
 // CompleteProjectAepUploadWithResponse Complete a multipart AEP upload (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
 // and its ETag; the server then hashes the stored object (streamed MD5) and registers
 // aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -10380,7 +10380,7 @@ func (c *ClientWithResponses) CompleteProjectAepUploadWithResponse(ctx context.C
 
 // StartProjectAepUploadWithBodyWithResponse Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -10402,7 +10402,7 @@ func (c *ClientWithResponses) StartProjectAepUploadWithBodyWithResponse(ctx cont
 
 // StartProjectAepUploadWithResponse Start a multipart upload of a large AEP file (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
 // upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
 // [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -10454,7 +10454,7 @@ func (c *ClientWithResponses) ListPresetStoriesWithResponse(ctx context.Context,
 
 // CreatePresetStoryWithBodyWithResponse Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
@@ -10472,7 +10472,7 @@ func (c *ClientWithResponses) CreatePresetStoryWithBodyWithResponse(ctx context.
 
 // CreatePresetStoryWithResponse Create a preset story (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
 // project (else 400 naming the field); a scene may appear more than once. 400 when music_id
 // does not exist. The story is created published.
@@ -10505,7 +10505,7 @@ func (c *ClientWithResponses) ListProjectScenesWithResponse(ctx context.Context,
 
 // CreateSceneWithBodyWithResponse Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
@@ -10522,7 +10522,7 @@ func (c *ClientWithResponses) CreateSceneWithBodyWithResponse(ctx context.Contex
 
 // CreateSceneWithResponse Create a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
 // last.
 //
@@ -10565,7 +10565,7 @@ func (c *ClientWithResponses) ListSharedLayersWithResponse(ctx context.Context, 
 
 // CreateSharedLayerWithBodyWithResponse Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
@@ -10582,7 +10582,7 @@ func (c *ClientWithResponses) CreateSharedLayerWithBodyWithResponse(ctx context.
 
 // CreateSharedLayerWithResponse Create a shared layer (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
 // project_id are assigned by the server.
 //
@@ -10599,7 +10599,7 @@ func (c *ClientWithResponses) CreateSharedLayerWithResponse(ctx context.Context,
 
 // DeleteSceneColorWithResponse Delete a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10614,7 +10614,7 @@ func (c *ClientWithResponses) DeleteSceneColorWithResponse(ctx context.Context, 
 
 // UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10629,7 +10629,7 @@ func (c *ClientWithResponses) UpdateSceneColorWithBodyWithResponse(ctx context.C
 
 // UpdateSceneColorWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10644,7 +10644,7 @@ func (c *ClientWithResponses) UpdateSceneColorWithResponse(ctx context.Context, 
 
 // DeleteSceneContentWithResponse Delete a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10659,7 +10659,7 @@ func (c *ClientWithResponses) DeleteSceneContentWithResponse(ctx context.Context
 
 // UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10674,7 +10674,7 @@ func (c *ClientWithResponses) UpdateSceneContentWithBodyWithResponse(ctx context
 
 // UpdateSceneContentWithResponse Update a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10689,7 +10689,7 @@ func (c *ClientWithResponses) UpdateSceneContentWithResponse(ctx context.Context
 
 // DeleteSceneWithResponse Delete a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -10717,7 +10717,7 @@ func (c *ClientWithResponses) GetSceneWithResponse(ctx context.Context, sceneId 
 
 // UpdateSceneWithBodyWithResponse Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10732,7 +10732,7 @@ func (c *ClientWithResponses) UpdateSceneWithBodyWithResponse(ctx context.Contex
 
 // UpdateSceneWithResponse Update a scene (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10747,7 +10747,7 @@ func (c *ClientWithResponses) UpdateSceneWithResponse(ctx context.Context, scene
 
 // CreateSceneColorWithBodyWithResponse Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
@@ -10764,7 +10764,7 @@ func (c *ClientWithResponses) CreateSceneColorWithBodyWithResponse(ctx context.C
 
 // CreateSceneColorWithResponse Create a colour element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
 // id and scene_id are assigned by the server.
 //
@@ -10781,7 +10781,7 @@ func (c *ClientWithResponses) CreateSceneColorWithResponse(ctx context.Context, 
 
 // CreateSceneContentWithBodyWithResponse Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
@@ -10799,7 +10799,7 @@ func (c *ClientWithResponses) CreateSceneContentWithBodyWithResponse(ctx context
 
 // CreateSceneContentWithResponse Create a content element (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
 // scene_id are assigned by the server. 400 naming the field when font_id or
 // repeater_item_id does not exist.
@@ -10830,7 +10830,7 @@ func (c *ClientWithResponses) GetSceneElementsWithResponse(ctx context.Context, 
 
 // ReorderScenesWithBodyWithResponse Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
@@ -10848,7 +10848,7 @@ func (c *ClientWithResponses) ReorderScenesWithBodyWithResponse(ctx context.Cont
 
 // ReorderScenesWithResponse Reorder the scenes of the scene's project (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
 // to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
 // Scene n of the list gets sort n (from 1); applied atomically.
@@ -10911,7 +10911,7 @@ func (c *ClientWithResponses) ListSlidesWithResponse(ctx context.Context, reqEdi
 
 // GenerateSvgPreviewWithBodyWithResponse Start generating an SVG colour preview from an image (Admin)
 //
-// Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken):
 // it writes the shared catalog and may call a paid AI service.
 // Responds 202 with the new preview in status Generating; generation runs asynchronously as
 // a durable job (statuses Generating -> Ready | Failed, visible on

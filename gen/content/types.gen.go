@@ -226,7 +226,9 @@ type Category struct {
 	Id          *openapi_types.UUID `json:"id,omitempty"`
 	ImageUrl    *string             `json:"image_url,omitempty"`
 	Name        *string             `json:"name,omitempty"`
-	ParentId    *openapi_types.UUID `json:"parent_id,omitempty"`
+
+	// ParentId The parent category; null for a top-level one (responses always carry it).
+	ParentId *openapi_types.UUID `json:"parent_id"`
 
 	// Slug Unique among categories (409 when taken).
 	Slug *string `json:"slug,omitempty"`
@@ -777,14 +779,15 @@ type SceneColorPresetItem struct {
 }
 
 // SceneContentElement A content (text/media) element of a scene. Used as request body and response: id and
-// scene_id are assigned by the server (readOnly); responses carry every field.
+// scene_id are assigned by the server (readOnly); responses carry every field, with
+// repeater_item_id, font_id and max_size null when unset.
 type SceneContentElement struct {
 	AiInputType         *string             `json:"ai_input_type,omitempty"`
 	DefaultValue        *string             `json:"default_value,omitempty"`
 	DirectionLayerKey   *string             `json:"direction_layer_key,omitempty"`
 	DirectionLayerValue *int                `json:"direction_layer_value,omitempty"`
 	FontFace            *string             `json:"font_face,omitempty"`
-	FontId              *openapi_types.UUID `json:"font_id,omitempty"`
+	FontId              *openapi_types.UUID `json:"font_id"`
 	FontSize            *int                `json:"font_size,omitempty"`
 	Hint                *string             `json:"hint,omitempty"`
 	Id                  *openapi_types.UUID `json:"id,omitempty"`
@@ -798,10 +801,10 @@ type SceneContentElement struct {
 	// LocalizedTitle Title by language code.
 	LocalizedTitle       *map[string]string        `json:"localized_title,omitempty"`
 	MappedList           *[]map[string]interface{} `json:"mapped_list,omitempty"`
-	MaxSize              *int                      `json:"max_size,omitempty"`
+	MaxSize              *int                      `json:"max_size"`
 	OpacityControllerKey *string                   `json:"opacity_controller_key,omitempty"`
 	PositionInContainer  *int                      `json:"position_in_container,omitempty"`
-	RepeaterItemId       *openapi_types.UUID       `json:"repeater_item_id,omitempty"`
+	RepeaterItemId       *openapi_types.UUID       `json:"repeater_item_id"`
 	SceneId              *openapi_types.UUID       `json:"scene_id,omitempty"`
 	Sort                 *int                      `json:"sort,omitempty"`
 	Title                *string                   `json:"title,omitempty"`

@@ -12,6 +12,39 @@ import (
 	"github.com/google/uuid"
 )
 
+const addContainerCategories = `-- name: AddContainerCategories :exec
+INSERT INTO container_categories (container_id, category_id)
+SELECT $1, unnest($2::uuid[])
+ON CONFLICT (container_id, category_id) DO NOTHING
+`
+
+type AddContainerCategoriesParams struct {
+	ContainerID uuid.UUID
+	CategoryIds []uuid.UUID
+}
+
+// The links the container lacks are added; a link it has already is no conflict.
+func (q *Queries) AddContainerCategories(ctx context.Context, arg AddContainerCategoriesParams) error {
+	_, err := q.db.Exec(ctx, addContainerCategories, arg.ContainerID, arg.CategoryIds)
+	return err
+}
+
+const addContainerTags = `-- name: AddContainerTags :exec
+INSERT INTO container_tags (container_id, tag_id)
+SELECT $1, unnest($2::uuid[])
+ON CONFLICT (container_id, tag_id) DO NOTHING
+`
+
+type AddContainerTagsParams struct {
+	ContainerID uuid.UUID
+	TagIds      []uuid.UUID
+}
+
+func (q *Queries) AddContainerTags(ctx context.Context, arg AddContainerTagsParams) error {
+	_, err := q.db.Exec(ctx, addContainerTags, arg.ContainerID, arg.TagIds)
+	return err
+}
+
 const getContainer = `-- name: GetContainer :one
 
 SELECT id, slug, name, description, keywords, news_text, image, demo, full_demo, mini_demo,
@@ -268,35 +301,34 @@ func (q *Queries) InsertPublicationLog(ctx context.Context, arg InsertPublicatio
 	return err
 }
 
-const replaceContainerCategories = `-- name: ReplaceContainerCategories :exec
-WITH gone AS (DELETE FROM container_categories WHERE container_id = $1)
-INSERT INTO container_categories (container_id, category_id)
-SELECT $1, unnest($2::uuid[])
+const removeContainerCategoriesOutside = `-- name: RemoveContainerCategoriesOutside :exec
+DELETE FROM container_categories
+WHERE container_id = $1 AND NOT (category_id = ANY($2::uuid[]))
 `
 
-type ReplaceContainerCategoriesParams struct {
+type RemoveContainerCategoriesOutsideParams struct {
 	ContainerID uuid.UUID
 	CategoryIds []uuid.UUID
 }
 
-func (q *Queries) ReplaceContainerCategories(ctx context.Context, arg ReplaceContainerCategoriesParams) error {
-	_, err := q.db.Exec(ctx, replaceContainerCategories, arg.ContainerID, arg.CategoryIds)
+// The links of the container to categories outside the new set go; those in it stay.
+func (q *Queries) RemoveContainerCategoriesOutside(ctx context.Context, arg RemoveContainerCategoriesOutsideParams) error {
+	_, err := q.db.Exec(ctx, removeContainerCategoriesOutside, arg.ContainerID, arg.CategoryIds)
 	return err
 }
 
-const replaceContainerTags = `-- name: ReplaceContainerTags :exec
-WITH gone AS (DELETE FROM container_tags WHERE container_id = $1)
-INSERT INTO container_tags (container_id, tag_id)
-SELECT $1, unnest($2::uuid[])
+const removeContainerTagsOutside = `-- name: RemoveContainerTagsOutside :exec
+DELETE FROM container_tags
+WHERE container_id = $1 AND NOT (tag_id = ANY($2::uuid[]))
 `
 
-type ReplaceContainerTagsParams struct {
+type RemoveContainerTagsOutsideParams struct {
 	ContainerID uuid.UUID
 	TagIds      []uuid.UUID
 }
 
-func (q *Queries) ReplaceContainerTags(ctx context.Context, arg ReplaceContainerTagsParams) error {
-	_, err := q.db.Exec(ctx, replaceContainerTags, arg.ContainerID, arg.TagIds)
+func (q *Queries) RemoveContainerTagsOutside(ctx context.Context, arg RemoveContainerTagsOutsideParams) error {
+	_, err := q.db.Exec(ctx, removeContainerTagsOutside, arg.ContainerID, arg.TagIds)
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 	"mime"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -43,7 +44,9 @@ var builtin = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": tru
 // ValidatingDoer returns a client (it satisfies the generated clients' HttpRequestDoer) whose
 // every response is checked against spec: the status must be declared for the operation, the
 // content type declared for that status, the body must match its schema, and a JSON object may
-// carry no property its schema does not declare (unless additionalProperties allows it).
+// carry no property its schema does not declare (unless additionalProperties allows it). A
+// required property must be present (null only where nullable), and so must every property
+// declared nullable: a response says "unset" with null, never by leaving a field out.
 // Mismatches are reported with t.Errorf; the response is returned unchanged. Requests to paths
 // that are not operations of the spec are reported too. base nil means http.DefaultTransport.
 func ValidatingDoer(t testing.TB, spec *openapi3.T, base http.RoundTripper) *http.Client {
@@ -111,10 +114,15 @@ func (v *validatingTransport) check(req *http.Request, resp *http.Response) stri
 		schema := responseSchema(route, resp)
 		var value any
 		if schema != nil && json.Unmarshal(body, &value) == nil {
-			var extra []string
+			var extra, absent []string
 			undeclared(schema, value, "", &extra)
 			if len(extra) > 0 {
 				return "undeclared properties: " + strings.Join(extra, ", ")
+			}
+			missingNullable(schema, value, "", &absent)
+			if len(absent) > 0 {
+				slices.Sort(absent)
+				return "nullable properties left out (send null when unset): " + strings.Join(absent, ", ")
 			}
 		}
 	}
@@ -212,6 +220,61 @@ func undeclared(ref *openapi3.SchemaRef, value any, path string, out *[]string) 
 	case []any:
 		for i, child := range v {
 			undeclared(items, child, fmt.Sprintf("%s/%d", path, i), out)
+		}
+	}
+}
+
+// missingNullable lists the properties of value that schema declares nullable but value lacks.
+// Properties of allOf branches count; those of oneOf/anyOf do not (the branch that applies is
+// not known here).
+func missingNullable(ref *openapi3.SchemaRef, value any, path string, out *[]string) {
+	if ref == nil || ref.Value == nil {
+		return
+	}
+	props := map[string]*openapi3.SchemaRef{}
+	var items, additional *openapi3.SchemaRef
+	var gather func(s *openapi3.Schema)
+	gather = func(s *openapi3.Schema) {
+		for name, p := range s.Properties {
+			if _, ok := props[name]; !ok {
+				props[name] = p
+			}
+		}
+		if s.AdditionalProperties.Schema != nil {
+			additional = s.AdditionalProperties.Schema
+		}
+		if s.Items != nil && items == nil {
+			items = s.Items
+		}
+		for _, sub := range s.AllOf {
+			if sub != nil && sub.Value != nil {
+				gather(sub.Value)
+			}
+		}
+	}
+	gather(ref.Value)
+	switch v := value.(type) {
+	case map[string]any:
+		for name, p := range props {
+			child, present := v[name]
+			if !present {
+				if p.Value != nil && p.Value.Nullable && !p.Value.WriteOnly {
+					*out = append(*out, path+"/"+name)
+				}
+				continue
+			}
+			missingNullable(p, child, path+"/"+name, out)
+		}
+		if additional != nil {
+			for name, child := range v {
+				if _, declared := props[name]; !declared {
+					missingNullable(additional, child, path+"/"+name, out)
+				}
+			}
+		}
+	case []any:
+		for i, child := range v {
+			missingNullable(items, child, fmt.Sprintf("%s/%d", path, i), out)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"sync"
@@ -126,6 +127,86 @@ func TestValidatingDoerReportsResponsesTheSpecDoesNotDeclare(t *testing.T) {
 			}
 			if tt.report != "" && !strings.Contains(got, tt.report) {
 				t.Fatalf("report %q does not contain %q", got, tt.report)
+			}
+		})
+	}
+}
+
+// presenceSpec has a response schema with a required nullable property, an optional nullable
+// one (in an allOf branch and in array items) and an optional plain one.
+const presenceSpec = `openapi: 3.0.3
+info: {title: presence, version: 1.0.0}
+paths:
+  /items/{id}:
+    get:
+      operationId: getItem
+      parameters:
+        - {name: id, in: path, required: true, schema: {type: string}}
+      responses:
+        "200":
+          description: The item.
+          content:
+            application/json:
+              schema: {$ref: "#/components/schemas/Item"}
+components:
+  schemas:
+    Item:
+      allOf:
+        - type: object
+          required: [id, owner]
+          properties:
+            id: {type: string}
+            owner: {type: string, nullable: true}
+            note: {type: string}
+        - type: object
+          properties:
+            parent: {type: string, nullable: true}
+            children:
+              type: array
+              items:
+                type: object
+                properties:
+                  size: {type: integer, nullable: true}
+`
+
+func TestValidatingDoerReportsLeftOutRequiredAndNullableProperties(t *testing.T) {
+	spec, err := openapi3.NewLoader().LoadFromData([]byte(presenceSpec))
+	if err != nil {
+		t.Fatal(err)
+	}
+	bodies := map[string]string{
+		"complete":         `{"id": "a", "owner": null, "parent": null, "children": [{"size": null}]}`,
+		"no-optional":      `{"id": "a", "owner": "o", "parent": "p"}`,
+		"no-required":      `{"id": "a", "parent": null}`,
+		"no-nullable":      `{"id": "a", "owner": null}`,
+		"no-nullable-item": `{"id": "a", "owner": null, "parent": null, "children": [{"size": 1}, {}]}`,
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, bodies[strings.TrimPrefix(r.URL.Path, "/items/")])
+	}))
+	t.Cleanup(srv.Close)
+	spec.Servers = openapi3.Servers{{URL: srv.URL}}
+	for name, report := range map[string]string{
+		"complete":         "",
+		"no-optional":      "",
+		"no-required":      `property "owner" is missing`,
+		"no-nullable":      "nullable properties left out (send null when unset): /parent",
+		"no-nullable-item": "nullable properties left out (send null when unset): /children/1/size",
+	} {
+		t.Run("a body with "+name, func(t *testing.T) {
+			rec := &recordingTB{TB: t}
+			resp, err := httpxtest.ValidatingDoer(rec, spec, nil).Get(srv.URL + "/items/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			got := strings.Join(rec.errors, "\n")
+			if report == "" && got != "" {
+				t.Fatalf("unexpected report: %s", got)
+			}
+			if report != "" && !strings.Contains(got, report) {
+				t.Fatalf("report %q does not contain %q", got, report)
 			}
 		})
 	}

@@ -40,15 +40,25 @@ UPDATE containers SET deleted_at = $2, updated_at = $2 WHERE id = $1;
 INSERT INTO container_publication_log (id, container_id, published, reason, actor, at)
 VALUES ($1, $2, $3, $4, $5, $6);
 
--- name: ReplaceContainerCategories :exec
-WITH gone AS (DELETE FROM container_categories WHERE container_id = @container_id)
-INSERT INTO container_categories (container_id, category_id)
-SELECT @container_id, unnest(@category_ids::uuid[]);
+-- name: RemoveContainerCategoriesOutside :exec
+-- The links of the container to categories outside the new set go; those in it stay.
+DELETE FROM container_categories
+WHERE container_id = @container_id AND NOT (category_id = ANY(@category_ids::uuid[]));
 
--- name: ReplaceContainerTags :exec
-WITH gone AS (DELETE FROM container_tags WHERE container_id = @container_id)
+-- name: AddContainerCategories :exec
+-- The links the container lacks are added; a link it has already is no conflict.
+INSERT INTO container_categories (container_id, category_id)
+SELECT @container_id, unnest(@category_ids::uuid[])
+ON CONFLICT (container_id, category_id) DO NOTHING;
+
+-- name: RemoveContainerTagsOutside :exec
+DELETE FROM container_tags
+WHERE container_id = @container_id AND NOT (tag_id = ANY(@tag_ids::uuid[]));
+
+-- name: AddContainerTags :exec
 INSERT INTO container_tags (container_id, tag_id)
-SELECT @container_id, unnest(@tag_ids::uuid[]);
+SELECT @container_id, unnest(@tag_ids::uuid[])
+ON CONFLICT (container_id, tag_id) DO NOTHING;
 
 -- name: SetContainerLinkArrays :exec
 UPDATE containers SET category_ids = @category_ids::uuid[], tag_ids = @tag_ids::uuid[] WHERE id = @id;

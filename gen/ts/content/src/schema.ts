@@ -102,7 +102,7 @@ export interface paths {
         put?: never;
         /**
          * Create a container (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     The container is created unpublished. 409 when the slug is taken; 400 naming the field when
          *     a category or tag id does not exist.
          */
@@ -128,7 +128,7 @@ export interface paths {
         post?: never;
         /**
          * Soft-delete a container (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     Soft delete: the container disappears from every read; its slug stays reserved.
          *     404 when absent or already deleted.
          */
@@ -137,7 +137,7 @@ export interface paths {
         head?: never;
         /**
          * Update a container (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
          *     replace the links. 409 when the new slug is taken.
          */
@@ -158,7 +158,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a container (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     Idempotent: publishing a published container is 204 too. 404 when absent or deleted.
          */
         post: operations["publishContainer"];
@@ -182,7 +182,7 @@ export interface paths {
         put?: never;
         /**
          * Unpublish a container (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     The optional reason is kept by the server with the unpublication (it is not part of the
          *     Container resource in v1). Idempotent. 404 when absent or deleted.
          */
@@ -204,7 +204,7 @@ export interface paths {
         put?: never;
         /**
          * Create a project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     400 naming the field when container_id or project_server_id does not exist.
          */
         post: operations["createProject"];
@@ -230,14 +230,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The project and its scenes, elements and preset stories are removed.
          */
         delete: operations["deleteProject"];
         options?: never;
         head?: never;
         /**
          * Update a project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. Partial update: an absent field is left unchanged.
          */
         patch: operations["updateProject"];
@@ -279,7 +279,7 @@ export interface paths {
         get?: never;
         /**
          * Upload the project's AEP file in one request (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     The file is streamed to object storage; its MD5 and size are computed while streaming and
          *     recorded on the project (replacing a previous file). The single-request upload
          *     accepts files up to 512 MiB (536870912 bytes); a larger body is 413 whose detail points to
@@ -308,7 +308,7 @@ export interface paths {
         put?: never;
         /**
          * Start a multipart upload of a large AEP file (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. For large files (about 300 MB to 3 GB). The server starts an S3 multipart
          *     upload and returns one presigned PUT URL per part; the client PUTs part n (bytes
          *     [(n-1)*chunk_size_bytes, n*chunk_size_bytes)) to its URL and keeps each response's ETag.
@@ -338,7 +338,7 @@ export interface paths {
         put?: never;
         /**
          * Complete a multipart AEP upload (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. Completes the multipart upload with every part (ascending part_number)
          *     and its ETag; the server then hashes the stored object (streamed MD5) and registers
          *     aep_file_url, aep_file_md5 and aep_file_size_bytes on the project. An unknown upload_id, a
@@ -370,7 +370,7 @@ export interface paths {
         put?: never;
         /**
          * Create a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. The key is unique within the project (409). Without sort the scene goes
          *     last.
          */
@@ -397,14 +397,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. The scene's elements go with it.
          */
         delete: operations["deleteScene"];
         options?: never;
         head?: never;
         /**
          * Update a scene (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
          */
         patch: operations["updateScene"];
         trace?: never;
@@ -423,7 +423,7 @@ export interface paths {
         put?: never;
         /**
          * Reorder the scenes of the scene's project (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. Bulk reorder of the scenes of the project that the path's scene belongs
          *     to: ordered_ids must hold exactly the ids of that project's scenes, each once, else 400.
          *     Scene n of the list gets sort n (from 1); applied atomically.
@@ -469,7 +469,7 @@ export interface paths {
         put?: never;
         /**
          * Create a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. `key` is needed (400 without) and unique within the scene (409). id and
          *     scene_id are assigned by the server. 400 naming the field when font_id or
          *     repeater_item_id does not exist.
@@ -496,14 +496,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
          */
         delete: operations["deleteSceneContent"];
         options?: never;
         head?: never;
         /**
          * Update a content element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
          */
         patch: operations["updateSceneContent"];
         trace?: never;
@@ -522,7 +522,7 @@ export interface paths {
         put?: never;
         /**
          * Create a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. `element_key` is needed (400 without) and unique within the scene (409).
          *     id and scene_id are assigned by the server.
          */
@@ -548,14 +548,14 @@ export interface paths {
         post?: never;
         /**
          * Delete a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does.
          */
         delete: operations["deleteSceneColor"];
         options?: never;
         head?: never;
         /**
          * Update a colour element (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
          */
         patch: operations["updateSceneColor"];
         trace?: never;
@@ -575,7 +575,7 @@ export interface paths {
         put?: never;
         /**
          * Create a shared layer (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. `key` is needed (400 without) and unique within the project (409). id and
          *     project_id are assigned by the server.
          */
@@ -624,7 +624,7 @@ export interface paths {
         put?: never;
         /**
          * Create a preset story (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken),
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. scene_ids is the ordered selection; every id must be a scene of the same
          *     project (else 400 naming the field); a scene may appear more than once. 400 when music_id
          *     does not exist. The story is created published.
@@ -667,7 +667,7 @@ export interface paths {
         put?: never;
         /**
          * Start generating an SVG colour preview from an image (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken):
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken):
          *     it writes the shared catalog and may call a paid AI service.
          *     Responds 202 with the new preview in status Generating; generation runs asynchronously as
          *     a durable job (statuses Generating -> Ready | Failed, visible on
@@ -746,7 +746,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a font (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     The file (TrueType, OpenType, WOFF or WOFF2, recognised by its magic bytes; another type is
          *     415) may be up to 20 MiB (413 above). name, family, style and weight are read from the file
          *     where the request does not give them. Known direction values: ltr, rtl (default ltr).
@@ -773,7 +773,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a font (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Content elements that referenced the font keep font_face and get font_id null.
          */
         delete: operations["deleteFont"];
         options?: never;
@@ -798,7 +798,7 @@ export interface paths {
         put?: never;
         /**
          * Create a music track (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     name and url are needed (400 without); id is assigned by the server.
          */
         post: operations["createMusicTrack"];
@@ -823,7 +823,7 @@ export interface paths {
         put?: never;
         /**
          * Create a category (Admin)
-         * @description Admin: requires the `admin` role (JWT) or the `content:admin` scope (ServiceToken).
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     slug and name are needed (400 without); the slug is unique (409); parent_id must be an
          *     existing category (400 naming the field). id is assigned by the server.
          */
@@ -1445,7 +1445,8 @@ export interface components {
         };
         /**
          * @description A content (text/media) element of a scene. Used as request body and response: id and
-         *     scene_id are assigned by the server (readOnly); responses carry every field.
+         *     scene_id are assigned by the server (readOnly); responses carry every field, with
+         *     repeater_item_id, font_id and max_size null when unset.
          */
         SceneContentElement: {
             /** Format: uuid */
@@ -1800,7 +1801,10 @@ export interface components {
             description?: string;
             image_url?: string;
             icon?: string;
-            /** Format: uuid */
+            /**
+             * Format: uuid
+             * @description The parent category; null for a top-level one (responses always carry it).
+             */
             parent_id?: string | null;
             sort?: number;
         };

@@ -13,8 +13,9 @@ import (
 
 const aepContentType = "application/octet-stream"
 
-// errAepTooLarge points a too large single-request upload to the multipart upload.
-func (a *App) errAepTooLarge() error {
+// AepTooLarge is the answer to a single-request upload above its bound, whatever stopped it
+// (the file part, or the body around it): it points to the multipart upload.
+func (a *App) AepTooLarge() error {
 	return errs.Ef(errs.TooLarge, "the AEP file is larger than %d bytes (%d MiB), the bound of the single-request upload: "+
 		"upload it with POST /projects/{project_id}/aep/start-upload and POST /projects/{project_id}/aep/complete-upload",
 		a.cfg.AepMaxSingleUpload, a.cfg.AepMaxSingleUpload>>20)
@@ -44,7 +45,7 @@ func (a *App) UploadAep(ctx context.Context, actor domain.Actor, projectID uuid.
 		return domain.AepFile{}, err
 	}
 	bucket := a.cfg.TemplatesBucket
-	bounded := &boundedReader{r: body, limit: a.cfg.AepMaxSingleUpload, err: a.errAepTooLarge()}
+	bounded := &boundedReader{r: body, limit: a.cfg.AepMaxSingleUpload, err: a.AepTooLarge()}
 	size, sum, err := a.objects.Put(ctx, bucket, key, aepContentType, bounded)
 	if err != nil {
 		return domain.AepFile{}, err

@@ -90,14 +90,19 @@ func (a *App) DeleteScene(ctx context.Context, actor domain.Actor, id uuid.UUID)
 }
 
 // ReorderScenes gives the scenes of the scene's project the order of ordered, which must hold
-// each of them exactly once; all or nothing (admin).
+// each of them exactly once; all or nothing (admin). The project is locked before its scenes,
+// as CreateScene does: concurrent reorders of one project queue on that one row instead of
+// locking scenes in different orders (which deadlocks).
 func (a *App) ReorderScenes(ctx context.Context, actor domain.Actor, sceneID uuid.UUID, ordered []uuid.UUID) error {
 	if err := actor.RequireAdmin(); err != nil {
 		return err
 	}
 	return a.store.InTx(ctx, func(s domain.Store) error {
-		sc, err := s.GetSceneForUpdate(ctx, sceneID)
+		sc, _, err := s.GetScene(ctx, sceneID)
 		if err != nil {
+			return err
+		}
+		if _, err := lockLiveProject(ctx, s, sc.ProjectID); err != nil {
 			return err
 		}
 		current, err := s.LockSceneIDs(ctx, sc.ProjectID)

@@ -97,9 +97,7 @@ func TestTheSingleRequestUploadRefuses(t *testing.T) {
 		ct, body := streamedBody(filePart("file", "big.aep", randomBytes(limit+100_000, 3)))
 		r, err := ev.c.UploadProjectAepWithBodyWithResponse(ctx(t), pid, ct, body, ev.admin)
 		want(t, r, err, 413)
-		if d := problemDetail(r.ApplicationproblemJSON413); !strings.Contains(d, "/aep/start-upload") || !strings.Contains(d, "complete-upload") {
-			t.Errorf("the 413 does not point to the multipart upload: %q", d)
-		}
+		pointsToMultipart(t, r)
 		if ups := storetest.PendingUploads(t, ev.s3.Client(), bucket); len(ups) != 0 {
 			t.Errorf("multipart uploads left open: %v", ups)
 		}
@@ -108,10 +106,17 @@ func TestTheSingleRequestUploadRefuses(t *testing.T) {
 			t.Errorf("objects left behind: %d (%v)", len(out.Contents), err)
 		}
 	})
-	t.Run("a body that declares more than the bound, at once", func(t *testing.T) {
+	t.Run("a body that declares more than the bound, at once, with 413 pointing to the multipart upload", func(t *testing.T) {
 		ct, body := bufferedBody(t, filePart("file", "big.aep", randomBytes(limit+(2<<20), 4)))
 		r, err := ev.c.UploadProjectAepWithBodyWithResponse(ctx(t), pid, ct, body, ev.admin)
 		want(t, r, err, 413)
+		pointsToMultipart(t, r)
+	})
+	t.Run("a chunked body that grows past the bound before its file, with 413 pointing to the multipart upload", func(t *testing.T) {
+		ct, body := streamedBody(fieldPart("padding", strings.Repeat("x", limit+(2<<20))), filePart("file", "a.aep", []byte("x")))
+		r, err := ev.c.UploadProjectAepWithBodyWithResponse(ctx(t), pid, ct, body, ev.admin)
+		want(t, r, err, 413)
+		pointsToMultipart(t, r)
 	})
 	cases := []struct {
 		name    string
@@ -137,6 +142,15 @@ func TestTheSingleRequestUploadRefuses(t *testing.T) {
 	})
 	if url, _, _ := projectAep(t, ev, pid); url != "" {
 		t.Fatalf("a refused upload was recorded: %s", url)
+	}
+}
+
+// pointsToMultipart fails the test unless a 413 of the single-request upload points to the
+// multipart upload.
+func pointsToMultipart(t *testing.T, r *content.UploadProjectAepResponse) {
+	t.Helper()
+	if d := problemDetail(r.ApplicationproblemJSON413); !strings.Contains(d, "/aep/start-upload") || !strings.Contains(d, "complete-upload") {
+		t.Errorf("the 413 does not point to the multipart upload: %q", d)
 	}
 }
 

@@ -13,7 +13,7 @@ import (
 )
 
 func TestCMSReads(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	if err := seed.Demo(ctx(t), ev.pool); err != nil {
 		t.Fatal(err)
 	}
@@ -123,7 +123,7 @@ func TestCMSReads(t *testing.T) {
 }
 
 func TestComments(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	if err := seed.Demo(ctx(t), ev.pool); err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 )
 
 func TestContainerWrites(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	cat := ev.category("weddings", nil)
 	tag := ev.tag("elegant")
 

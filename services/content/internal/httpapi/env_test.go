@@ -2,11 +2,16 @@ package httpapi_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"net/http"
 	"os"
 	"reflect"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,6 +28,7 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
@@ -30,15 +36,14 @@ import (
 	"github.com/videotpl/platform/services/content/migrations"
 )
 
-// env is one content service on its own database, its own buckets on the test MinIO and its
-// own exchange and queues on the test RabbitMQ, served on loopback, with a client whose every
-// response is validated against the spec and the credentials of the test's callers.
-type env struct {
-	t     testing.TB
+// server is one content service on its own database, its own buckets on the test MinIO and
+// its own exchange and queues on the test RabbitMQ, served on loopback. Tests that need no
+// special configuration share one (sharedServer), each on its own users, tenant and slugs.
+type server struct {
+	tb    testing.TB // what the server lives as long as: a test, or the package's run
 	pool  *pgxpool.Pool
 	dbURL string
 	base  string
-	c     *content.ClientWithResponses
 	app   *app.App
 	s3    *store.S3
 	bus   bus.Config
@@ -47,16 +52,31 @@ type env struct {
 	auth *authtest.Issuer
 	// running is the outbox forwarder and preview-job consumer, once started.
 	running *busapi.Bus
+	// svcToken and admToken are service tokens without scopes and with content:admin.
+	svcToken, admToken string
+	shared             bool
+}
 
-	admin  content.RequestEditorFn // JWT with the admin role, of the user's tenant
-	user   content.RequestEditorFn // JWT without roles
-	other  content.RequestEditorFn // another user of another tenant
-	svc    content.RequestEditorFn // service token without scopes
-	svcAdm content.RequestEditorFn // service token with content:admin
-	anon   content.RequestEditorFn // no Authorization header
+// env is one test's view of a server: a client whose every response is validated against the
+// spec (reporting to the test), and the credentials of the test's own callers.
+type env struct {
+	*server
+	t testing.TB
+	c *content.ClientWithResponses
+
+	admin       content.RequestEditorFn // JWT with the platform-admin role, of the user's tenant
+	tenantAdmin content.RequestEditorFn // JWT with a tenant's own admin role (no catalog writes)
+	user        content.RequestEditorFn // JWT without roles
+	other       content.RequestEditorFn // another user of another tenant
+	svc         content.RequestEditorFn // service token without scopes
+	svcAdm      content.RequestEditorFn // service token with content:admin
+	anon        content.RequestEditorFn // no Authorization header
 	// adminToken is the admin's bearer token (for requests built by hand).
 	adminToken       string
 	userID, tenantID uuid.UUID
+	// suffix keeps the slugs of the fixtures unique on a shared server ("" on a server of
+	// the test's own).
+	suffix string
 }
 
 // envOptions tune newEnv.
@@ -66,6 +86,7 @@ type envOptions struct {
 	exchange string
 	tracer   pgx.QueryTracer
 	bus      bool
+	alone    bool
 }
 
 type option func(*envOptions)
@@ -82,27 +103,145 @@ func withExchange(name string) option { return func(o *envOptions) { o.exchange 
 // withTracer traces every statement of the service's pool.
 func withTracer(t pgx.QueryTracer) option { return func(o *envOptions) { o.tracer = t } }
 
-// withBus starts the outbox forwarder and the preview-job consumer with the service.
+// withBus starts the outbox forwarder and the preview-job consumer with the service (the
+// shared server runs them always).
 func withBus() option { return func(o *envOptions) { o.bus = true } }
 
+// alone gives the test a server of its own: for tests that count what the whole catalog
+// holds, use literal slugs, or start and stop the bus themselves.
+func alone() option { return func(o *envOptions) { o.alone = true } }
+
+// newEnv is the test's view of the shared server, or of a server of its own when an option
+// asks for something the shared one does not have.
 func newEnv(t testing.TB, opts ...option) *env {
 	t.Helper()
 	var o envOptions
 	for _, f := range opts {
 		f(&o)
 	}
-	ev := &env{t: t, userID: uuid.New(), tenantID: uuid.New(), log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	if testing.Verbose() {
-		ev.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	var srv *server
+	if o.config == nil && o.model == nil && o.exchange == "" && o.tracer == nil && !o.alone {
+		srv = sharedServer(t)
+	} else {
+		srv = newServer(t, o)
 	}
-	_, ev.dbURL = pgtest.NewDB(t, migrations.Sets()...)
-	ev.pool = openPool(t, ev.dbURL, o.tracer)
-
-	var err error
-	if ev.s3, err = store.NewS3(storetest.S3Config(t)); err != nil {
+	ev := &env{server: srv, t: t, userID: uuid.New(), tenantID: uuid.New()}
+	if srv.shared {
+		ev.suffix = "-" + ev.tenantID.String()[:8]
+	}
+	spec, err := contentserver.GetSpec()
+	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := app.Config{TemplatesBucket: storetest.Bucket(t, ev.s3, "tpl"), MediaBucket: storetest.Bucket(t, ev.s3, "media"),
+	ev.c, err = content.NewClientWithResponses(srv.base+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev.adminToken = ev.jwt(uuid.New(), ev.tenantID, domain.PlatformAdminRole)
+	ev.admin = authtest.Bearer(ev.adminToken)
+	ev.tenantAdmin = authtest.Bearer(ev.jwt(uuid.New(), ev.tenantID, "admin"))
+	ev.user = authtest.Bearer(ev.jwt(ev.userID, ev.tenantID))
+	ev.other = authtest.Bearer(ev.jwt(uuid.New(), uuid.New()))
+	ev.svc = authtest.Bearer(srv.svcToken)
+	ev.svcAdm = authtest.Bearer(srv.admToken)
+	ev.anon = func(context.Context, *http.Request) error { return nil }
+	return ev
+}
+
+var shared struct {
+	once sync.Once
+	tb   *packageTB
+	srv  *server
+}
+
+// sharedServer is the package's one server with the default configuration and the bus
+// running, built by the first test that asks and closed when the package's tests end.
+func sharedServer(t testing.TB) *server {
+	t.Helper()
+	shared.once.Do(func() {
+		shared.tb = &packageTB{}
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					if err, ok := r.(error); !ok || !errors.Is(err, errPackageTBFailed) {
+						panic(r)
+					}
+				}
+			}()
+			shared.srv = newServer(shared.tb, envOptions{bus: true})
+			shared.srv.shared = true
+		}()
+	})
+	if shared.srv == nil {
+		t.Fatalf("the shared server did not start: %s", strings.Join(shared.tb.errors, "; "))
+	}
+	return shared.srv
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.tb != nil {
+		shared.tb.cleanup()
+	}
+	os.Exit(code)
+}
+
+// packageTB is the testing.TB the shared server lives on: cleanups run when the package's
+// tests end; a failure while building the server stops the build (sharedServer reports it
+// to the test that asked).
+type packageTB struct {
+	testing.TB // nil: only the methods below are called by the fixtures
+	mu         sync.Mutex
+	cleanups   []func()
+	errors     []string
+}
+
+var errPackageTBFailed = errors.New("the shared server failed")
+
+func (p *packageTB) Helper() {}
+
+func (p *packageTB) Cleanup(f func()) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cleanups = append(p.cleanups, f)
+}
+
+func (p *packageTB) Logf(format string, args ...any) { log.Printf(format, args...) }
+
+func (p *packageTB) Errorf(format string, args ...any) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.errors = append(p.errors, fmt.Sprintf(format, args...))
+}
+
+func (p *packageTB) Fatalf(format string, args ...any) {
+	p.Errorf(format, args...)
+	panic(errPackageTBFailed)
+}
+
+func (p *packageTB) Fatal(args ...any) { p.Fatalf("%s", fmt.Sprint(args...)) }
+
+func (p *packageTB) cleanup() {
+	for i := len(p.cleanups) - 1; i >= 0; i-- {
+		p.cleanups[i]()
+	}
+}
+
+// newServer starts a content service as o asks, living as long as t.
+func newServer(t testing.TB, o envOptions) *server {
+	t.Helper()
+	srv := &server{tb: t, log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	if testing.Verbose() {
+		srv.log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	_, srv.dbURL = pgtest.NewDB(t, migrations.Sets()...)
+	srv.pool = openPool(t, srv.dbURL, o.tracer)
+
+	var err error
+	if srv.s3, err = store.NewS3(storetest.S3Config(t)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := app.Config{TemplatesBucket: storetest.Bucket(t, srv.s3, "tpl"), MediaBucket: storetest.Bucket(t, srv.s3, "media"),
 		AepMaxSingleUpload: 512 << 20, AepChunkSize: 64 << 20, PartURLTTL: 24 * time.Hour,
 		AepUploadMaxAge: 7 * 24 * time.Hour, PreviewTimeout: 30 * time.Minute,
 		DefaultTenantID: uuid.MustParse("00000000-0000-0000-0000-000000000001")}
@@ -110,48 +249,33 @@ func newEnv(t testing.TB, opts ...option) *env {
 		o.config(&cfg)
 	}
 	for _, b := range []string{cfg.TemplatesBucket, cfg.MediaBucket} {
-		if err := ev.s3.EnsureBucket(context.Background(), b); err != nil {
+		if err := srv.s3.EnsureBucket(context.Background(), b); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ev.app = app.New(store.New(ev.pool), ev.s3, svgpreview.New(svgpreview.Options{}, o.model, ev.log), cfg, ev.log)
+	srv.app = app.New(store.New(srv.pool), srv.s3, svgpreview.New(svgpreview.Options{}, o.model, srv.log), cfg, srv.log)
 
-	ev.bus = bustest.Config(t) // its own queues and exchanges, removed when the test ends
-	ev.bus.ProgressExchange = ""
-	ev.bus.Retry = bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond}
-	ev.bus.Outbox = bus.OutboxConfig{PollInterval: 20 * time.Millisecond, ResendInterval: 100 * time.Millisecond}
+	srv.bus = bustest.Config(t) // its own queues and exchanges, removed when the test ends
+	srv.bus.ProgressExchange = ""
+	srv.bus.Retry = bus.RetryConfig{MaxRetries: 2, InitialInterval: 20 * time.Millisecond, MaxInterval: 100 * time.Millisecond}
+	srv.bus.Outbox = bus.OutboxConfig{PollInterval: 20 * time.Millisecond, ResendInterval: 100 * time.Millisecond}
 	if o.exchange != "" {
-		ev.bus.EventsExchange = o.exchange
+		srv.bus.EventsExchange = o.exchange
 	}
-	t.Cleanup(ev.stopBus)
+	t.Cleanup(srv.stopBus)
 	if o.bus {
-		ev.startBus()
+		srv.startBus()
 	}
 
-	ev.auth = authtest.New(t)
-	svcToken := ev.auth.ServiceToken(t, "render-farm")
-	admToken := ev.auth.ServiceToken(t, "cms-admin", "content:admin")
-	e, err := httpapi.NewHTTP(ev.app, httpapi.HTTPOptions{Auth: ev.auth.Authenticator(t), Logger: ev.log})
+	srv.auth = authtest.New(t)
+	srv.svcToken = srv.auth.ServiceToken(t, "render-farm")
+	srv.admToken = srv.auth.ServiceToken(t, "cms-admin", domain.AdminScope)
+	e, err := httpapi.NewHTTP(srv.app, httpapi.HTTPOptions{Auth: srv.auth.Authenticator(t), Logger: srv.log})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ev.base = httpxtest.Start(t, e)
-	spec, err := contentserver.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev.c, err = content.NewClientWithResponses(ev.base+httpapi.BasePath, content.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev.adminToken = ev.jwt(uuid.New(), ev.tenantID, "admin")
-	ev.admin = authtest.Bearer(ev.adminToken)
-	ev.user = authtest.Bearer(ev.jwt(ev.userID, ev.tenantID))
-	ev.other = authtest.Bearer(ev.jwt(uuid.New(), uuid.New()))
-	ev.svc = authtest.Bearer(svcToken)
-	ev.svcAdm = authtest.Bearer(admToken)
-	ev.anon = func(context.Context, *http.Request) error { return nil }
-	return ev
+	srv.base = httpxtest.Start(t, e)
+	return srv
 }
 
 // openPool opens a pool configured as the service configures its own (store.ConfigurePool).
@@ -172,27 +296,27 @@ func openPool(t testing.TB, dbURL string, tracer pgx.QueryTracer) *pgxpool.Pool 
 }
 
 // startBus starts the outbox forwarder and the preview-job consumer.
-func (ev *env) startBus() {
-	ev.t.Helper()
-	if ev.running != nil {
+func (srv *server) startBus() {
+	srv.tb.Helper()
+	if srv.running != nil {
 		return
 	}
-	mb, err := busapi.Start(context.Background(), ev.bus, ev.pool, ev.app.HandlePreviewJob, nil, ev.log)
+	mb, err := busapi.Start(context.Background(), srv.bus, srv.pool, srv.app.HandlePreviewJob, nil, srv.log)
 	if err != nil {
-		ev.t.Fatal(err)
+		srv.tb.Fatal(err)
 	}
-	ev.running = mb
+	srv.running = mb
 }
 
 // stopBus stops them (a job in progress is cut and redelivered later).
-func (ev *env) stopBus() {
-	if ev.running == nil {
+func (srv *server) stopBus() {
+	if srv.running == nil {
 		return
 	}
-	if err := ev.running.Stop(); err != nil {
-		ev.t.Logf("stopping the bus: %v", err)
+	if err := srv.running.Stop(); err != nil {
+		srv.tb.Logf("stopping the bus: %v", err)
 	}
-	ev.running = nil
+	srv.running = nil
 }
 
 // jwt mints a token of the test's issuer for the user of the tenant.
@@ -250,6 +374,7 @@ func ptr[T any](v T) *T { return &v }
 
 func (ev *env) category(slug string, parent *uuid.UUID) uuid.UUID {
 	ev.t.Helper()
+	slug += ev.suffix
 	r, err := ev.c.CreateCategoryWithResponse(ctx(ev.t), content.Category{Slug: &slug, Name: ptr("Category " + slug), ParentId: parent}, ev.admin)
 	want(ev.t, r, err, 201)
 	return *r.JSON201.Id
@@ -258,6 +383,7 @@ func (ev *env) category(slug string, parent *uuid.UUID) uuid.UUID {
 // tag inserts a tag (the API has no tag write).
 func (ev *env) tag(slug string) uuid.UUID {
 	ev.t.Helper()
+	slug += ev.suffix
 	id := uuid.New()
 	if _, err := ev.pool.Exec(ctx(ev.t), "INSERT INTO tags (id, slug, name) VALUES ($1, $2, $3)", id, slug, "Tag "+slug); err != nil {
 		ev.t.Fatal(err)
@@ -276,6 +402,7 @@ type containerSpec struct {
 // container creates (and publishes when asked) a container with one project per aspect.
 func (ev *env) container(s containerSpec) (uuid.UUID, []uuid.UUID) {
 	ev.t.Helper()
+	s.slug += ev.suffix
 	if s.mode == "" {
 		s.mode = "video"
 	}

@@ -12,7 +12,7 @@ import (
 )
 
 func TestFontUploadsReadWhatTheRequestLeavesOutFromTheFile(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	otf, err := os.ReadFile("testdata/CFFTest.otf")
 	if err != nil {
 		t.Fatal(err)
@@ -61,7 +61,7 @@ func TestFontUploadsReadWhatTheRequestLeavesOutFromTheFile(t *testing.T) {
 }
 
 func TestFontUploadsRefuse(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	big := append([]byte("\x00\x01\x00\x00"), make([]byte, domain.MaxFontBytes)...)
 	cases := []struct {
 		name   string

@@ -68,6 +68,26 @@ func appendUUID(b []byte, id uuid.UUID) []byte {
 	return append(b, '"')
 }
 
+// optID writes a nullable id: null when unset (the field is never left out).
+func (w *jw) optID(name string, v *uuid.UUID) {
+	if v == nil {
+		w.key(name, false)
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.id(name, *v, false)
+}
+
+// optInt writes a nullable integer: null when unset.
+func (w *jw) optInt(name string, v *int) {
+	if v == nil {
+		w.key(name, false)
+		w.b = append(w.b, "null"...)
+		return
+	}
+	w.int(name, *v, false)
+}
+
 func (w *jw) int(name string, v int, first bool) {
 	w.key(name, first)
 	w.b = strconv.AppendInt(w.b, int64(v), 10)

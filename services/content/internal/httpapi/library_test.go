@@ -10,7 +10,7 @@ import (
 )
 
 func TestFontsMusicCategoriesAndTags(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	t.Run("fonts are listed by name and deleted by admins", func(t *testing.T) {
 		b, a := uuid.New(), uuid.New()
 		if _, err := ev.pool.Exec(ctx(t), `INSERT INTO fonts (id, name, family, style, weight, direction, file_url) VALUES

@@ -218,7 +218,7 @@ func TestPreviewRequestsThatAreRefused(t *testing.T) {
 		})
 	}
 	var n int
-	if err := ev.pool.QueryRow(ctx(t), "SELECT count(*) FROM svg_previews").Scan(&n); err != nil || n != 0 {
+	if err := ev.pool.QueryRow(ctx(t), "SELECT count(*) FROM svg_previews WHERE project_id = $1", pid).Scan(&n); err != nil || n != 0 {
 		t.Fatalf("refused requests recorded %d previews (%v)", n, err)
 	}
 	r, err := ev.c.GetSvgPreviewWithResponse(ctx(t), uuid.New(), ev.admin)
@@ -226,7 +226,7 @@ func TestPreviewRequestsThatAreRefused(t *testing.T) {
 }
 
 func TestAPreviewJobWaitingInTheOutboxCompletesOnceTheBusRuns(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	q := listenGenerated(t, ev.bus.AMQPURL, ev.bus.EventsExchange)
 	pid := ev.draftProject("svg-outbox")
 	id := generate(t, ev, "project", pid, svgpreviewtest.PNG(t), keyParts()...)

@@ -224,9 +224,7 @@ func appendContent(w *jw, e domain.ContentElement) {
 	w.open('{')
 	w.id("id", e.ID, true)
 	w.id("scene_id", e.SceneID, false)
-	if e.RepeaterItemID != nil {
-		w.id("repeater_item_id", *e.RepeaterItemID, false)
-	}
+	w.optID("repeater_item_id", e.RepeaterItemID)
 	w.str("key", e.Key, false)
 	w.str("title", e.Title, false)
 	w.str("hint", e.Hint, false)
@@ -238,15 +236,11 @@ func appendContent(w *jw, e domain.ContentElement) {
 	w.str("ai_input_type", e.AiInputType, false)
 	w.str("opacity_controller_key", e.OpacityControllerKey, false)
 	w.raw("localized_title", e.LocalizedTitle, "{}")
-	if e.FontID != nil {
-		w.id("font_id", *e.FontID, false)
-	}
+	w.optID("font_id", e.FontID)
 	w.int("font_size", e.FontSize, false)
 	w.int("position_in_container", e.PositionInContainer, false)
 	w.bool("is_text_box", e.IsTextBox)
-	if e.MaxSize != nil {
-		w.int("max_size", *e.MaxSize, false)
-	}
+	w.optInt("max_size", e.MaxSize)
 	w.int("direction_layer_value", e.DirectionLayerValue, false)
 	w.bool("video_support", e.VideoSupport)
 	w.raw("mapped_list", e.MappedList, "[]")

@@ -134,7 +134,7 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 		t.Skip("builds and runs the content binary")
 	}
 	bin := buildBinary(t)
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	q := listenGenerated(t, ev.bus.AMQPURL, ev.bus.EventsExchange)
 
 	// The vision model holds the first request until the test is done with it, so the job is

@@ -2,7 +2,9 @@ package httpapi
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"net/http"
 
 	"github.com/labstack/echo/v4"
 
@@ -54,7 +56,31 @@ func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
 		return nil, err
 	}
 	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(&Server{app: a}, nil), BasePath)
+	e.HTTPErrorHandler = aepTooLargeHandler(a, e.HTTPErrorHandler)
 	return e, nil
+}
+
+// aepUploadRoute is the route of the single-request AEP upload as echo names it.
+const aepUploadRoute = BasePath + "/projects/:project_id/aep"
+
+// aepTooLargeHandler answers every 413 of the single-request AEP upload with the way to the
+// multipart upload, whatever refused the body: a declared Content-Length above the limit
+// (refused before the handler runs), a chunked body that grows past it, or the file part.
+func aepTooLargeHandler(a *app.App, next echo.HTTPErrorHandler) echo.HTTPErrorHandler {
+	return func(err error, c echo.Context) {
+		if c.Request().Method == http.MethodPut && c.Path() == aepUploadRoute && tooLarge(err) {
+			err = a.AepTooLarge()
+		}
+		next(err, c)
+	}
+}
+
+// tooLarge reports whether err refuses a body for its size.
+func tooLarge(err error) bool {
+	var maxed *http.MaxBytesError
+	var he *echo.HTTPError
+	return errs.KindOf(err) == errs.TooLarge || errors.As(err, &maxed) ||
+		(errors.As(err, &he) && he.Code == http.StatusRequestEntityTooLarge)
 }
 
 // Server implements contentserver.StrictServerInterface.
@@ -71,8 +97,9 @@ func actorOf(ctx context.Context) (domain.Actor, error) {
 	if !ok {
 		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
 	}
-	a := domain.Actor{UserID: p.UserID, TenantID: p.TenantID, Service: p.Kind == auth.Service,
-		Admin: p.IsAdmin(domain.AdminScope), Name: p.Name}
+	service := p.Kind == auth.Service
+	a := domain.Actor{UserID: p.UserID, TenantID: p.TenantID, Service: service, Name: p.Name,
+		Admin: (!service && p.HasRole(domain.PlatformAdminRole)) || (service && p.HasScope(domain.AdminScope))}
 	if a.Name == "" {
 		a.Name = "user:" + p.UserID.String()
 	}

@@ -22,7 +22,7 @@ func slugsOf(cards []content.TemplateCard) []string {
 }
 
 func TestTemplateSearchFiltersSortsAndPaginates(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	weddings, travel := ev.category("weddings", nil), ev.category("travel", nil)
 	elegant, summer, fun := ev.tag("elegant"), ev.tag("summer"), ev.tag("fun")
 	ev.container(containerSpec{slug: "elegant-wedding", name: "Elegant Wedding Slideshow", description: "Photos of the big day",
@@ -129,7 +129,7 @@ func TestTemplateSearchFiltersSortsAndPaginates(t *testing.T) {
 }
 
 func TestTemplateDetailByIDOrSlug(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	cat := ev.category("weddings", nil)
 	tag := ev.tag("elegant")
 	id, projects := ev.container(containerSpec{slug: "elegant-wedding", categories: []uuid.UUID{cat}, tags: []uuid.UUID{tag},
@@ -179,7 +179,7 @@ func TestTemplateDetailByIDOrSlug(t *testing.T) {
 }
 
 func TestRelatedTemplatesRankBySharedCategoriesAndTags(t *testing.T) {
-	ev := newEnv(t)
+	ev := newEnv(t, alone())
 	c1, c2 := ev.category("c1", nil), ev.category("c2", nil)
 	t1, t2, t3 := ev.tag("t1"), ev.tag("t2"), ev.tag("t3")
 	src, _ := ev.container(containerSpec{slug: "source", categories: []uuid.UUID{c1, c2}, tags: []uuid.UUID{t1, t2, t3}, publish: true})
@@ -206,7 +206,7 @@ func TestRelatedTemplatesRankBySharedCategoriesAndTags(t *testing.T) {
 // BenchmarkTemplateSearch runs the benchmark's catalog search (q + tag + popular) through the
 // whole stack on a synthetic catalog.
 func BenchmarkTemplateSearch(b *testing.B) {
-	ev := newEnv(b)
+	ev := newEnv(b, alone())
 	info, err := seed.Bench(ctx(b), ev.pool, 2000)
 	if err != nil {
 		b.Fatal(err)

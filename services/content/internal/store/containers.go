@@ -71,18 +71,26 @@ func (s *Store) UpdateContainer(ctx context.Context, c domain.Container) error {
 	return translate(err, nil)
 }
 
-// SetContainerLinks replaces the given link sets and their copies on the container row.
+// SetContainerLinks replaces the given link sets and their copies on the container row. A set
+// is replaced in place (links outside it removed, missing ones added), so sending the links the
+// container has already changes nothing; the caller holds the container's lock.
 func (s *Store) SetContainerLinks(ctx context.Context, id uuid.UUID, categories, tags *[]uuid.UUID) error {
 	if categories == nil && tags == nil {
 		return nil
 	}
 	if categories != nil {
-		if err := s.q.ReplaceContainerCategories(ctx, contentdb.ReplaceContainerCategoriesParams{ContainerID: id, CategoryIds: *categories}); err != nil {
+		if err := s.q.RemoveContainerCategoriesOutside(ctx, contentdb.RemoveContainerCategoriesOutsideParams{ContainerID: id, CategoryIds: *categories}); err != nil {
+			return translate(err, nil)
+		}
+		if err := s.q.AddContainerCategories(ctx, contentdb.AddContainerCategoriesParams{ContainerID: id, CategoryIds: *categories}); err != nil {
 			return translate(err, nil)
 		}
 	}
 	if tags != nil {
-		if err := s.q.ReplaceContainerTags(ctx, contentdb.ReplaceContainerTagsParams{ContainerID: id, TagIds: *tags}); err != nil {
+		if err := s.q.RemoveContainerTagsOutside(ctx, contentdb.RemoveContainerTagsOutsideParams{ContainerID: id, TagIds: *tags}); err != nil {
+			return translate(err, nil)
+		}
+		if err := s.q.AddContainerTags(ctx, contentdb.AddContainerTagsParams{ContainerID: id, TagIds: *tags}); err != nil {
 			return translate(err, nil)
 		}
 	}
