@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
@@ -221,5 +223,39 @@ func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	}
 	if _, ok := s.next(5 * time.Second); ok {
 		t.Fatal("the stream goes on after shutdown")
+	}
+}
+
+func TestAnInvalidProgressTickIsDroppedWithoutDeadLetterAndTheNextValidOneIsRelayed(t *testing.T) {
+	h := start(t)
+	tenant, job := uuid.New(), uuid.New()
+	t0 := time.Now().UTC().Truncate(time.Millisecond)
+	h.publish([]sim.Message{
+		message(t, tenant, t0, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
+		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
+	})
+	h.waitApplied(2)
+	s := openStream(t, h, job, h.token(tenant), "")
+	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
+		t.Fatalf("first frame %+v", f)
+	}
+	deadLetters := h.cfg.BusConfig().DeadLetterQueue()
+	before := bustest.Depth(t, deadLetters)
+
+	invalid := message(t, tenant, t0.Add(time.Second), events.RenderJobProgressV1Payload{RenderJobID: job,
+		Step: events.StepRendering, Progress: 10})
+	invalid.Body = bytes.Replace(invalid.Body, []byte(`"progress":10`), []byte(`"progress":150`), 1)
+	if !bytes.Contains(invalid.Body, []byte(`"progress":150`)) {
+		t.Fatalf("the tick was not made invalid: %s", invalid.Body)
+	}
+	h.publish([]sim.Message{invalid, message(t, tenant, t0.Add(2*time.Second), events.RenderJobProgressV1Payload{
+		RenderJobID: job, Step: events.StepRendering, Progress: 20})})
+	f, ok := s.next(5 * time.Second)
+	if !ok || f.event != "progress" || f.data["progress"] != float64(20) {
+		t.Fatalf("frame %+v, want the valid tick (progress 20) and nothing of the invalid one", f)
+	}
+	if after := bustest.Depth(t, deadLetters); after != before {
+		t.Fatalf("the dead-letter queue holds %d messages, %d before the invalid tick", after, before)
 	}
 }
