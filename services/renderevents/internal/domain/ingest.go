@@ -30,10 +30,10 @@ type IngestTx interface {
 	SaveJobs(ctx context.Context, jobs []*Job) error
 	AppendTimeline(ctx context.Context, entries []TimelineEntry) error
 	AddUsage(ctx context.Context, deltas UsageDeltas) error
-	// ApplySnapshot and ApplyIdentity merge a snapshot or identity event into its read
-	// model; the merges are commutative, so order does not matter.
-	ApplySnapshot(ctx context.Context, ev Event) error
-	ApplyIdentity(ctx context.Context, ev Event) error
+	// MergeReadModels merges snapshot and identity events into their read models. The
+	// merges are commutative, so the store applies them in the order of the rows they lock,
+	// the same in every transaction: concurrent consumers cannot deadlock on them.
+	MergeReadModels(ctx context.Context, evs []Event) error
 	DeliverableEndpoints(ctx context.Context, tenants []uuid.UUID) ([]EndpointFilter, error)
 	InsertDeliveries(ctx context.Context, ds []Delivery) error
 	// NotifyJobsChanged tells every instance, when the transaction commits, that the

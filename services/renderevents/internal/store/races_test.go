@@ -1,0 +1,89 @@
+package store_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/services/renderevents/internal/app"
+	"github.com/videotpl/platform/services/renderevents/internal/domain"
+)
+
+// race runs fn for 20 clients at once and returns their errors.
+func race(fn func(client int) error) []error {
+	const clients = 20
+	errs := make([]error, clients)
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for c := range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			errs[c] = fn(c)
+		}()
+	}
+	close(start)
+	wg.Wait()
+	return errs
+}
+
+func TestConcurrentBatchesMergingTheSameIdentityAndSnapshotRowsInAnyOrderAllCommitAndAgree(t *testing.T) {
+	ctx := context.Background()
+	st, pool := newStore(t)
+	in := app.NewIngest(st)
+	tenant := uuid.New()
+	users, snaps := make([]uuid.UUID, 6), make([]uuid.UUID, 4)
+	for i := range users {
+		users[i] = uuid.New()
+	}
+	for i := range snaps {
+		snaps[i] = uuid.New()
+	}
+	// Each client's batch touches every row, in its own order; the last client's events are
+	// the latest, so they own the merged values.
+	batches := make([][]domain.Event, 20)
+	for c := range batches {
+		at := t0.Add(time.Duration(c) * time.Minute)
+		var b []domain.Event
+		for _, u := range users {
+			b = append(b, ev(t, tenant, at, nil, events.IdentityUserBannedV1Payload{UserID: u, TenantID: &tenant,
+				BannedBy: uuid.New(), Reason: fmt.Sprintf("client %d", c)}))
+		}
+		for _, s := range snaps {
+			b = append(b, ev(t, tenant, at, nil, events.RenderSnapshotReadyV1Payload{SnapshotID: s,
+				ImageURL: fmt.Sprintf("s3://snapshots/%d.png", c)}))
+		}
+		b = append(b, ev(t, tenant, at, nil, events.IdentityTenantSuspendedV1Payload{TenantID: tenant, Reason: "unpaid"}))
+		rand.New(rand.NewPCG(uint64(c), 7)).Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
+		batches[c] = b
+	}
+	for c, err := range race(func(c int) error { return in.ApplyBatch(ctx, batches[c]) }) {
+		if err != nil {
+			t.Errorf("client %d: %v", c, err)
+		}
+	}
+	n, err := bus.HandledCount(ctx, pool, app.Consumer)
+	if err != nil || n != 20*(len(users)+len(snaps)+1) {
+		t.Fatalf("%d events applied (%v), want every one of the 20 batches", n, err)
+	}
+	for _, u := range users {
+		var reason string
+		if err := pool.QueryRow(ctx, "SELECT ban_reason FROM users WHERE user_id = $1", u).Scan(&reason); err != nil || reason != "client 19" {
+			t.Errorf("user %s: ban reason %q (%v), want the latest ban's", u, reason, err)
+		}
+	}
+	for _, s := range snaps {
+		var url string
+		if err := pool.QueryRow(ctx, "SELECT image_url FROM snapshots WHERE snapshot_id = $1", s).Scan(&url); err != nil || url != "s3://snapshots/19.png" {
+			t.Errorf("snapshot %s: image %q (%v), want the latest ready event's", s, url, err)
+		}
+	}
+}
