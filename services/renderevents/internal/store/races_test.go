@@ -9,12 +9,31 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
+	"github.com/videotpl/platform/services/renderevents/internal/store"
 )
+
+// warm opens every connection of the pool, so that the clients of a race run at once rather
+// than one after the other while connections are being made.
+func warm(t *testing.T, pool *pgxpool.Pool) {
+	t.Helper()
+	conns := make([]*pgxpool.Conn, pool.Config().MaxConns)
+	for i := range conns {
+		c, err := pool.Acquire(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c
+	}
+	for _, c := range conns {
+		c.Release()
+	}
+}
 
 // race runs fn for 20 clients at once and returns their errors.
 func race(fn func(client int) error) []error {
@@ -65,6 +84,7 @@ func TestConcurrentBatchesMergingTheSameIdentityAndSnapshotRowsInAnyOrderAllComm
 		rand.New(rand.NewPCG(uint64(c), 7)).Shuffle(len(b), func(i, j int) { b[i], b[j] = b[j], b[i] })
 		batches[c] = b
 	}
+	warm(t, pool)
 	for c, err := range race(func(c int) error { return in.ApplyBatch(ctx, batches[c]) }) {
 		if err != nil {
 			t.Errorf("client %d: %v", c, err)
@@ -87,3 +107,64 @@ func TestConcurrentBatchesMergingTheSameIdentityAndSnapshotRowsInAnyOrderAllComm
 		}
 	}
 }
+
+// endpointWithDeliveries registers an endpoint of tenant receiving every event and queues n
+// deliveries to it, claimed by a dispatcher.
+func endpointWithDeliveries(t *testing.T, st *store.Store, n int) (domain.Endpoint, []domain.Delivery) {
+	t.Helper()
+	ctx := context.Background()
+	secret, err := domain.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tenant := uuid.New()
+	ep, err := st.CreateEndpoint(ctx, domain.Endpoint{ID: uuid.New(), TenantID: tenant, URL: "https://hooks.example.com/x",
+		EventTypes: []string{"*"}, Secret: secret, CreatedAt: t0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := make([]domain.Event, n)
+	for i := range evs {
+		evs[i] = queuedJob(t, tenant, uuid.New(), nil, events.PriceTypeCash)
+	}
+	if err := app.NewIngest(st).ApplyBatch(ctx, evs); err != nil {
+		t.Fatal(err)
+	}
+	claimed, err := st.ClaimDue(ctx, time.Now().Add(time.Hour), time.Now().Add(2*time.Hour), 100)
+	if err != nil || len(claimed) != n {
+		t.Fatalf("claimed %d deliveries (%v), want %d", len(claimed), err, n)
+	}
+	return ep, claimed
+}
+
+func TestConcurrentExhaustedDeliveriesAndADeleteOfTheirEndpointAllCommitAndGiveEveryDeliveryUp(t *testing.T) {
+	ctx := context.Background()
+	st, pool := newStore(t)
+	ep, claimed := endpointWithDeliveries(t, st, 19)
+	reason := "endpoint answered 500"
+	warm(t, pool)
+	errs := race(func(c int) error {
+		if c == len(claimed) { // the tenant deletes the endpoint meanwhile
+			return st.DeleteEndpoint(ctx, ep.ID, time.Now())
+		}
+		one := 1
+		return st.RecordAttempt(ctx, domain.AttemptRecord{DeliveryID: claimed[c].ID, EndpointID: ep.ID,
+			Status: domain.DeliveryFailed, Attempted: true, ResponseCode: ptrTo(500), LatencyMS: &one, LastError: &reason,
+			At: time.Now(), Exhausted: true, DisableAfter: 1})
+	})
+	for c, err := range errs {
+		if err != nil {
+			t.Errorf("client %d: %v", c, err)
+		}
+	}
+	var open, failures int
+	var enabled bool
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM webhook_deliveries WHERE endpoint_id = $1 AND status <> 'failed'", ep.ID).Scan(&open)
+	_ = pool.QueryRow(ctx, "SELECT enabled, consecutive_failures FROM webhook_endpoints WHERE id = $1", ep.ID).Scan(&enabled, &failures)
+	if open != 0 || enabled || failures != len(claimed) {
+		t.Fatalf("%d deliveries not given up, endpoint enabled=%v after %d failures; want none, false, %d",
+			open, enabled, failures, len(claimed))
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }
