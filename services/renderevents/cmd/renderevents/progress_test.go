@@ -128,16 +128,16 @@ func (s *sse) next(timeout time.Duration) (frame, bool) {
 	}
 }
 
-func TestAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t *testing.T) {
-	h := start(t)
+func testAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t *testing.T, h *harness) {
 	tenant, job := uuid.New(), uuid.New()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
-	h.publish([]sim.Message{
+	started := []sim.Message{
 		message(t, tenant, t0, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
 			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
 		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
-	})
-	h.waitApplied(2)
+	}
+	h.publish(started)
+	h.waitApplied(started...)
 	tok := h.token(tenant)
 	s := openStream(t, h, job, tok, "")
 	first, ok := s.next(5 * time.Second)
@@ -188,12 +188,12 @@ func TestAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t 
 	}
 }
 
-func TestAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T) {
-	h := start(t)
+func testAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T, h *harness) {
 	tenant, job := uuid.New(), uuid.New()
-	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
-		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
-	h.waitApplied(1)
+	queued := []sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
+		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})}
+	h.publish(queued)
+	h.waitApplied(queued...)
 	r, err := h.client.StreamRenderJobProgress(context.Background(), job, nil, authtest.Bearer(h.token(uuid.New())))
 	if err != nil {
 		t.Fatal(err)
@@ -207,9 +207,10 @@ func TestAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T) {
 func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	h := start(t)
 	tenant, job := uuid.New(), uuid.New()
-	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
-		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
-	h.waitApplied(1)
+	queued := []sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
+		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})}
+	h.publish(queued)
+	h.waitApplied(queued...)
 	s := openStream(t, h, job, h.token(tenant), "")
 	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
 		t.Fatalf("first frame %+v", f)
@@ -226,16 +227,16 @@ func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	}
 }
 
-func TestAnInvalidProgressTickIsDroppedWithoutDeadLetterAndTheNextValidOneIsRelayed(t *testing.T) {
-	h := start(t)
+func testAnInvalidProgressTickIsDroppedWithoutDeadLetterAndTheNextValidOneIsRelayed(t *testing.T, h *harness) {
 	tenant, job := uuid.New(), uuid.New()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
-	h.publish([]sim.Message{
+	started := []sim.Message{
 		message(t, tenant, t0, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
 			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
 		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
-	})
-	h.waitApplied(2)
+	}
+	h.publish(started)
+	h.waitApplied(started...)
 	s := openStream(t, h, job, h.token(tenant), "")
 	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
 		t.Fatalf("first frame %+v", f)

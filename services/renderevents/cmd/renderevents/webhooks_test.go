@@ -109,8 +109,7 @@ func queued(t *testing.T, tenant uuid.UUID) sim.Message {
 		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueuePaid, PriceType: events.PriceTypeCash, Region: "eu"})
 }
 
-func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(t *testing.T) {
-	h := start(t, shortRetries)
+func testAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 500, 500, 204)
 	tenant := uuid.New()
 	tok := h.token(tenant)
@@ -164,8 +163,7 @@ func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(
 	})
 }
 
-func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
-	h := start(t, shortRetries)
+func testDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
 	tok := h.token(tenant)
@@ -205,17 +203,17 @@ func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
 	}
 }
 
-func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
-	h := start(t, shortRetries)
+func testASuspendedTenantGetsNoDeliveries(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
 	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "render.*", "identity.*")
-	h.publish([]sim.Message{
+	msgs := []sim.Message{
 		message(t, tenant, time.Now().UTC(), events.IdentityTenantSuspendedV1Payload{TenantID: tenant, Reason: "unpaid"}),
 		queued(t, tenant),
-	})
-	h.waitApplied(2)
+	}
+	h.publish(msgs)
+	h.waitApplied(msgs...)
 	// A marker event of another tenant with an endpoint proves the dispatcher ran meanwhile.
 	other := uuid.New()
 	otherRcv := newReceiver(t, 200)
@@ -264,8 +262,7 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 	}
 }
 
-func TestWebhookURLsAndAccessAreChecked(t *testing.T) {
-	h := start(t)
+func testWebhookURLsAndAccessAreChecked(t *testing.T, h *harness) {
 	tenant := uuid.New()
 	tok := h.token(tenant)
 	ctx := context.Background()
