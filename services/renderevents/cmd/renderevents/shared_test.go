@@ -23,6 +23,7 @@ func TestSharedService(t *testing.T) {
 		{"DuringASecretRotationDeliveriesCarryBothSignatures", testDuringASecretRotationDeliveriesCarryBothSignatures},
 		{"ASuspendedTenantGetsNoDeliveries", testASuspendedTenantGetsNoDeliveries},
 		{"WebhookURLsAndAccessAreChecked", testWebhookURLsAndAccessAreChecked},
+		{"ConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters", testConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h.on(t)) })
 	}
