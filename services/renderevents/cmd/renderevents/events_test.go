@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -363,7 +364,7 @@ func testAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 		{"render.job.started.v1", `{not json`, "invalid event"},
 		{"render.job.queued.v1", `{"event_id":"` + uuid.NewString() + `","event_type":"render.job.queued.v1","event_time":"2025-03-01T12:00:00Z","tenant_id":"` +
 			uuid.NewString() + `","data":{"saved_project_id":"` + uuid.NewString() + `","priority_queue":"vip","price_type":"Cash","region":"eu"}}`,
-			"data.render_job_id: is required"},
+			"invalid event: data.render_job_id: is required"},
 	}
 	for _, p := range poison {
 		bustest.PublishRaw(t, h.cfg.EventsExchange, p.key, amqp.Publishing{ContentType: "application/json", Body: []byte(p.body)})
@@ -375,7 +376,7 @@ func testAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 	for i, p := range poison {
 		d := letters[i]
 		reason, _ := d.Headers[bus.MetaDeadLetterReason].(string)
-		if string(d.Body) != p.body || !contains(reason, p.reason) || d.Headers[bus.MetaDeadLetterPermanent] != "true" {
+		if string(d.Body) != p.body || !strings.HasPrefix(reason, p.reason) || d.Headers[bus.MetaDeadLetterPermanent] != "true" {
 			t.Errorf("dead letter %d: body %q reason %q permanent %v; want the poison with %q", i, d.Body, reason,
 				d.Headers[bus.MetaDeadLetterPermanent], p.reason)
 		}
@@ -383,5 +384,19 @@ func testAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 	jobs, err := h.client.ListRenderJobsWithResponse(context.Background(), &api.ListRenderJobsParams{TenantId: &st.Tenants[0]}, h.admin())
 	if err != nil || jobs.JSON200 == nil || len(jobs.JSON200.Data) != 3 {
 		t.Fatalf("the events after the poison were not all applied: %v %s", err, jobs.Body)
+	}
+
+	// A job event of another tenant cannot be applied; its reason is one line.
+	job := uuid.New()
+	q := message(t, uuid.New(), time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+		PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})
+	h.publish([]sim.Message{q})
+	h.waitApplied(q)
+	h.publish([]sim.Message{message(t, uuid.New(), time.Now().UTC(), events.RenderJobStartedV1Payload{RenderJobID: job,
+		StartedAt: time.Now().UTC()})})
+	d := bustest.Read(t, bustest.Channel(t), h.cfg.BusConfig().DeadLetterQueue(), 1, 10*time.Second)[0]
+	const want = "event cannot be applied; the event's tenant_id differs from the job's tenant"
+	if reason, _ := d.Headers[bus.MetaDeadLetterReason].(string); reason != want {
+		t.Errorf("reason %q, want %q", reason, want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -197,5 +196,3 @@ func onlyEvents(msgs []sim.Message) []sim.Message {
 	}
 	return out
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }
