@@ -72,7 +72,8 @@
 //
 // A handler error (a panic counts as one) is retried with exponential backoff
 // (Config.Retry); when the retries run out, or at once for a Permanent error or an invalid
-// envelope, the message goes to <service>.dead-letter with headers dead_letter_reason,
+// envelope, the message goes to <service>.dead-letter with headers dead_letter_reason (one
+// line of at most 1 KiB, each repeated prefix once),
 // dead_letter_permanent, dead_letter_attempts, dead_letter_handler and dead_letter_at, and
 // is acked so the queue keeps moving. HandleOnce records the event id in the same
 // transaction as the effect, so a redelivered event changes nothing.
@@ -95,6 +96,14 @@
 //
 // With a GoChannel (NewGoChannel) as both publisher and subscriber the same code runs in
 // one process; Consume then subscribes one handler per event type.
+//
+// # Transient messages
+//
+// Progress ticks are worth nothing once late. NewTransientRouter handles each message once:
+// one its handler refuses (an invalid envelope or payload, an error, a panic) is dropped,
+// counted in bus_messages_dropped_total{event_type,reason} and logged at most once per
+// DropLogInterval; it is never retried or dead-lettered, so a producer's bug cannot fill a
+// durable queue at tick rate.
 //
 // # Observability
 //

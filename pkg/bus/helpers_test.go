@@ -3,6 +3,7 @@ package bus_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"sync"
 	"testing"
@@ -80,3 +81,6 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// fmtWrap wraps err with a prefix, as fmt.Errorf("%s: %w") does.
+func fmtWrap(prefix string, err error) error { return fmt.Errorf("%s: %w", prefix, err) }

@@ -17,10 +17,11 @@ func (noMetrics) Failed(string)       {}
 func (noMetrics) DeadLettered(string) {}
 
 // PrometheusMetrics counts into bus_messages_{handled,failed,dead_lettered}_total{event_type}
+// and bus_messages_dropped_total{event_type,reason} (transient messages, NewTransientRouter),
 // and times attempts in bus_message_handling_duration_seconds{event_type,outcome}.
 type PrometheusMetrics struct {
-	handled, failed, deadLettered *prometheus.CounterVec
-	duration                      *prometheus.HistogramVec
+	handled, failed, deadLettered, dropped *prometheus.CounterVec
+	duration                               *prometheus.HistogramVec
 }
 
 // NewPrometheusMetrics registers the counters on reg.
@@ -32,9 +33,12 @@ func NewPrometheusMetrics(reg prometheus.Registerer) (*PrometheusMetrics, error)
 		handled:      counter("bus_messages_handled_total", "Handler attempts that succeeded."),
 		failed:       counter("bus_messages_failed_total", "Handler attempts that returned an error or panicked."),
 		deadLettered: counter("bus_messages_dead_lettered_total", "Messages published to the dead-letter queue."),
-		duration:     newDurationHistogram(),
+		dropped: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "bus_messages_dropped_total",
+			Help: "Transient messages (progress ticks) dropped because they were invalid or their handler failed; never retried or dead-lettered."},
+			[]string{"event_type", "reason"}),
+		duration: newDurationHistogram(),
 	}
-	for _, c := range []prometheus.Collector{m.handled, m.failed, m.deadLettered, m.duration} {
+	for _, c := range []prometheus.Collector{m.handled, m.failed, m.deadLettered, m.dropped, m.duration} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -45,3 +49,6 @@ func NewPrometheusMetrics(reg prometheus.Registerer) (*PrometheusMetrics, error)
 func (m *PrometheusMetrics) Handled(t string)      { m.handled.WithLabelValues(t).Inc() }
 func (m *PrometheusMetrics) Failed(t string)       { m.failed.WithLabelValues(t).Inc() }
 func (m *PrometheusMetrics) DeadLettered(t string) { m.deadLettered.WithLabelValues(t).Inc() }
+
+// Dropped implements DropCounter.
+func (m *PrometheusMetrics) Dropped(t, reason string) { m.dropped.WithLabelValues(t, reason).Inc() }

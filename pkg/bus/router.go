@@ -119,11 +119,16 @@ func Consume(r *message.Router, name string, sub message.Subscriber, h Handlers)
 func (h Handlers) handle(msg *message.Message) error {
 	env, err := Decode(msg)
 	if err != nil {
-		return Permanent(err)
+		return Permanent(invalidEnvelopeError{err})
 	}
 	fn, ok := h[env.EventType]
 	if !ok {
 		return nil
+	}
+	if msg.Metadata.Get(MetaEventType) == "" {
+		// A producer that sent no event_type header: the metrics and a dead letter name the
+		// event all the same (only types with a handler, so the label values stay bounded).
+		msg.Metadata.Set(MetaEventType, env.EventType)
 	}
 	ctx, span := startConsumerSpan(msg, env)
 	defer span.End()

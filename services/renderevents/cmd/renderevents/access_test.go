@@ -13,8 +13,7 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
-func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
-	h := start(t)
+func testTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T, h *harness) {
 	mine, theirs := uuid.New(), uuid.New()
 	var msgs []sim.Message
 	var myJobs []uuid.UUID
@@ -26,7 +25,7 @@ func TestTheReadAPIShowsEachCallerItsTenantOnly(t *testing.T) {
 		}
 	}
 	h.publish(msgs)
-	h.waitApplied(len(msgs))
+	h.waitApplied(msgs...)
 	ctx := context.Background()
 	me := authtest.Bearer(h.token(mine))
 

@@ -3,7 +3,11 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"net/http"
 	"reflect"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -28,6 +32,9 @@ func seedStream(t *testing.T, opt sim.Options) sim.Stream {
 	base := sim.Options{Tenants: 2, Jobs: 7, Running: 1, ProgressTicks: 4, Snapshots: 3, FailRate: 0.34,
 		CancelRate: 0.34, Identity: true, Seed: 42}
 	base.Duplicates, base.Reorder = opt.Duplicates, opt.Reorder
+	if opt.Seed != 0 {
+		base.Seed = opt.Seed
+	}
 	st, err := sim.Generate(base)
 	if err != nil {
 		t.Fatal(err)
@@ -35,8 +42,7 @@ func seedStream(t *testing.T, opt sim.Options) sim.Stream {
 	return st
 }
 
-func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T) {
-	h := start(t)
+func testEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T, h *harness) {
 	st := seedStream(t, sim.Options{})
 	types := map[string]bool{}
 	for _, m := range st.Messages {
@@ -46,17 +52,17 @@ func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T
 		t.Fatalf("the stream carries %d event types, want the 20 of seed 001", len(types))
 	}
 	h.publish(st.Messages)
-	h.waitApplied(distinctEvents(st.Messages))
+	h.waitApplied(st.Messages...)
 	ctx := context.Background()
 	admin := h.admin()
 
 	// Render jobs: every outcome, the running one with its last persisted tick.
-	jobs, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{}, admin)
-	if err != nil || jobs.JSON200 == nil {
-		t.Fatalf("list jobs: %v %s", err, jobs.Body)
-	}
+	jobs := perTenant(t, st.Tenants, func(tn uuid.UUID) ([]api.RenderJob, error) {
+		r, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{TenantId: &tn}, admin)
+		return data(r, err, func() []api.RenderJob { return r.JSON200.Data })
+	})
 	states := map[api.JobState]int{}
-	for _, j := range jobs.JSON200.Data {
+	for _, j := range jobs {
 		states[j.State]++
 	}
 	if states[api.JobStateCompleted] == 0 || states[api.JobStateFailed] == 0 || states[api.JobStateCancelled] == 0 || states[api.JobStateStarted] != 1 {
@@ -68,7 +74,7 @@ func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T
 		return err == nil && j.JSON200 != nil && j.JSON200.Progress == 80 && j.JSON200.Step != nil
 	})
 	var completed api.RenderJob
-	for _, j := range jobs.JSON200.Data {
+	for _, j := range jobs {
 		if j.State == api.JobStateCompleted {
 			completed = j
 		}
@@ -88,23 +94,39 @@ func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T
 	}
 
 	// Snapshots.
-	snaps, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{}, admin)
-	if err != nil || snaps.JSON200 == nil || len(snaps.JSON200.Data) != 3 {
-		t.Fatalf("snapshots: %v %s", err, snaps.Body)
+	snaps := perTenant(t, st.Tenants, func(tn uuid.UUID) ([]api.Snapshot, error) {
+		r, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{TenantId: &tn}, admin)
+		return data(r, err, func() []api.Snapshot { return r.JSON200.Data })
+	})
+	if len(snaps) != 3 {
+		t.Fatalf("%d snapshots, want 3", len(snaps))
 	}
-	for _, s := range snaps.JSON200.Data {
+	for _, s := range snaps {
 		if s.ReadyAt == nil || s.RequestedAt == nil || s.ImageUrl == nil || s.ExpiresAt == nil {
 			t.Errorf("snapshot not requested and ready: %+v", s)
 		}
 	}
 
 	// Tenants, users, API keys.
-	tenants, err := h.client.ListTenantsWithResponse(ctx, &api.ListTenantsParams{}, admin)
-	if err != nil || tenants.JSON200 == nil || len(tenants.JSON200.Data) != 2 {
-		t.Fatalf("tenants: %v %s", err, tenants.Body)
+	var tenants []api.Tenant
+	for _, id := range st.Tenants {
+		r, err := h.client.GetTenantWithResponse(ctx, id, admin)
+		if err != nil || r.JSON200 == nil {
+			t.Fatalf("tenant %s: %v %s", id, err, r.Body)
+		}
+		tenants = append(tenants, *r.JSON200)
+	}
+	listed, err := h.client.ListTenantsWithResponse(ctx, &api.ListTenantsParams{Limit: ptr(100)}, admin)
+	if err != nil || listed.JSON200 == nil {
+		t.Fatalf("tenants: %v %s", err, listed.Body)
+	}
+	for _, id := range st.Tenants {
+		if !slices.ContainsFunc(listed.JSON200.Data, func(tn api.Tenant) bool { return tn.TenantId == id }) {
+			t.Errorf("tenant %s is not listed", id)
+		}
 	}
 	suspended := 0
-	for _, tn := range tenants.JSON200.Data {
+	for _, tn := range tenants {
 		if tn.Suspended {
 			suspended++
 		}
@@ -145,12 +167,15 @@ func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T
 
 	// Usage and refunds.
 	from := openapi_types.Date{Time: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
-	daily, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{From: &from, To: &from}, admin)
-	if err != nil || daily.JSON200 == nil || len(daily.JSON200.Data) != 2 {
-		t.Fatalf("daily usage: %v %s", err, daily.Body)
+	daily := perTenant(t, st.Tenants, func(tn uuid.UUID) ([]api.Usage, error) {
+		r, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{TenantId: &tn, From: &from, To: &from}, admin)
+		return data(r, err, func() []api.Usage { return r.JSON200.Data })
+	})
+	if len(daily) != 2 {
+		t.Fatalf("%d daily usage rows, want one per tenant", len(daily))
 	}
 	var done, failed, cancelled, paySucceeded, payFailed, refunded int64
-	for _, u := range daily.JSON200.Data {
+	for _, u := range daily {
 		done, failed, cancelled = done+u.JobsCompleted, failed+u.JobsFailed, cancelled+u.JobsCancelled
 		paySucceeded, payFailed, refunded = paySucceeded+u.Payments.SucceededCount, payFailed+u.Payments.FailedCount, refunded+u.Payments.RefundedCount
 	}
@@ -160,20 +185,23 @@ func TestEveryEventOfSeed001IsConsumedFromTheBrokerAndShownByTheAPI(t *testing.T
 	if paySucceeded != int64(len(st.Jobs)+2) || payFailed != 2 || refunded == 0 {
 		t.Errorf("payments succeeded %d failed %d refunded %d", paySucceeded, payFailed, refunded)
 	}
-	month, err := h.client.GetMonthlyUsageWithResponse(ctx, &api.GetMonthlyUsageParams{From: ptr("2025-03"), To: ptr("2025-03")}, admin)
-	if err != nil || month.JSON200 == nil || len(month.JSON200.Data) != 2 || month.JSON200.Data[0].Period != "2025-03" {
-		t.Fatalf("monthly usage: %v %s", err, month.Body)
+	month := perTenant(t, st.Tenants, func(tn uuid.UUID) ([]api.Usage, error) {
+		r, err := h.client.GetMonthlyUsageWithResponse(ctx, &api.GetMonthlyUsageParams{TenantId: &tn, From: ptr("2025-03"), To: ptr("2025-03")}, admin)
+		return data(r, err, func() []api.Usage { return r.JSON200.Data })
+	})
+	if len(month) != 2 || month[0].Period != "2025-03" {
+		t.Fatalf("monthly usage: %+v", month)
 	}
 	all := api.ListRefundsDueParamsStatusAll
-	refunds, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{Status: &all}, admin)
-	if err != nil || refunds.JSON200 == nil {
-		t.Fatalf("refunds: %v %s", err, refunds.Body)
-	}
-	if len(refunds.JSON200.Data) != int(failed+cancelled) {
-		t.Errorf("%d refunds, want one per failed or cancelled job (%d)", len(refunds.JSON200.Data), failed+cancelled)
+	refunds := perTenant(t, st.Tenants, func(tn uuid.UUID) ([]api.RefundDue, error) {
+		r, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{TenantId: &tn, Status: &all}, admin)
+		return data(r, err, func() []api.RefundDue { return r.JSON200.Data })
+	})
+	if len(refunds) != int(failed+cancelled) {
+		t.Errorf("%d refunds, want one per failed or cancelled job (%d)", len(refunds), failed+cancelled)
 	}
 	settled := 0
-	for _, r := range refunds.JSON200.Data {
+	for _, r := range refunds {
 		if r.Settled {
 			settled++
 			if r.RefundAmountMinor == nil || r.SettledByPaymentId == nil || *r.SettledByPaymentId != *r.PaymentId {
@@ -203,6 +231,34 @@ func usersOf(t *testing.T, st sim.Stream) []uuid.UUID {
 
 func ptr[T any](v T) *T { return &v }
 
+// perTenant concatenates what list returns for each tenant (an admin naming the tenant), so
+// that a test sees its own tenants' records only on a service other tests use too.
+func perTenant[T any](t *testing.T, tenants []uuid.UUID, list func(tenant uuid.UUID) ([]T, error)) []T {
+	t.Helper()
+	var out []T
+	for _, tn := range tenants {
+		rows, err := list(tn)
+		if err != nil {
+			t.Fatalf("tenant %s: %v", tn, err)
+		}
+		out = append(out, rows...)
+	}
+	return out
+}
+
+// data returns the rows of a 200 answer, else an error with the status and body.
+func data[T any](r interface {
+	StatusCode() int
+}, err error, rows func() []T) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	if r.StatusCode() != http.StatusOK {
+		return nil, fmt.Errorf("status %d", r.StatusCode())
+	}
+	return rows(), nil
+}
+
 // snapshotOf reads everything the API shows of a stream's read models, as JSON, for
 // comparing two services.
 func snapshotOf(t *testing.T, h *harness, st sim.Stream) map[string]json.RawMessage {
@@ -217,18 +273,20 @@ func snapshotOf(t *testing.T, h *harness, st sim.Stream) map[string]json.RawMess
 		out[key] = body
 	}
 	limit := 100
-	jobs, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{Limit: &limit}, admin)
-	put("jobs", jobs.Body, err)
-	snaps, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{Limit: &limit}, admin)
-	put("snapshots", snaps.Body, err)
-	tenants, err := h.client.ListTenantsWithResponse(ctx, &api.ListTenantsParams{}, admin)
-	put("tenants", tenants.Body, err)
 	from := openapi_types.Date{Time: time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)}
-	daily, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{From: &from, To: &from}, admin)
-	put("usage", daily.Body, err)
 	all := api.ListRefundsDueParamsStatusAll
-	refunds, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{Status: &all, Limit: &limit}, admin)
-	put("refunds", refunds.Body, err)
+	for _, tn := range st.Tenants {
+		jobs, err := h.client.ListRenderJobsWithResponse(ctx, &api.ListRenderJobsParams{TenantId: &tn, Limit: &limit}, admin)
+		put("jobs "+tn.String(), jobs.Body, err)
+		snaps, err := h.client.ListSnapshotsWithResponse(ctx, &api.ListSnapshotsParams{TenantId: &tn, Limit: &limit}, admin)
+		put("snapshots "+tn.String(), snaps.Body, err)
+		tenant, err := h.client.GetTenantWithResponse(ctx, tn, admin)
+		put("tenant "+tn.String(), tenant.Body, err)
+		daily, err := h.client.GetDailyUsageWithResponse(ctx, &api.GetDailyUsageParams{TenantId: &tn, From: &from, To: &from}, admin)
+		put("usage "+tn.String(), daily.Body, err)
+		refunds, err := h.client.ListRefundsDueWithResponse(ctx, &api.ListRefundsDueParams{TenantId: &tn, Status: &all, Limit: &limit}, admin)
+		put("refunds "+tn.String(), refunds.Body, err)
+	}
 	for _, id := range usersOf(t, st) {
 		u, err := h.client.GetUserWithResponse(ctx, id, admin)
 		put("user "+id.String(), u.Body, err)
@@ -253,10 +311,13 @@ func snapshotOf(t *testing.T, h *harness, st sim.Stream) map[string]json.RawMess
 	return out
 }
 
-func TestDuplicatedAndReorderedDeliveriesGiveTheSameStateAsAnInOrderStream(t *testing.T) {
-	inOrder, messy := start(t), start(t)
-	plain := seedStream(t, sim.Options{})
-	shuffled := seedStream(t, sim.Options{Duplicates: 0.3, Reorder: 40})
+// inOrder is the shared service; the messy stream goes to a service of its own, since both
+// streams carry the same events.
+func testDuplicatedAndReorderedDeliveriesGiveTheSameStateAsAnInOrderStream(t *testing.T, inOrder *harness) {
+	messy := start(t)
+	// A seed of its own: the shared service holds the default stream already.
+	plain := seedStream(t, sim.Options{Seed: 43})
+	shuffled := seedStream(t, sim.Options{Seed: 43, Duplicates: 0.3, Reorder: 40})
 	// Progress ticks are transient and timing-dependent; the read models compared here
 	// come from the events exchange.
 	plainEvents, messyEvents := onlyEvents(plain.Messages), onlyEvents(shuffled.Messages)
@@ -274,8 +335,8 @@ func TestDuplicatedAndReorderedDeliveriesGiveTheSameStateAsAnInOrderStream(t *te
 	}
 	inOrder.publish(plainEvents)
 	messy.publish(messyEvents)
-	inOrder.waitApplied(distinctEvents(plainEvents))
-	messy.waitApplied(distinctEvents(messyEvents))
+	inOrder.waitApplied(plainEvents...)
+	messy.waitApplied(messyEvents...)
 	var late int
 	_ = messy.pool.QueryRow(context.Background(), "SELECT count(*) FROM render_job_events WHERE NOT applied").Scan(&late)
 	if late == 0 {
@@ -292,8 +353,7 @@ func TestDuplicatedAndReorderedDeliveriesGiveTheSameStateAsAnInOrderStream(t *te
 	}
 }
 
-func TestAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed(t *testing.T) {
-	h := start(t)
+func testAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed(t *testing.T, h *harness) {
 	st, err := sim.Generate(sim.Options{Tenants: 1, Jobs: 3, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
@@ -304,25 +364,39 @@ func TestAPoisonMessageGoesToTheDeadLetterQueueWhileTheFollowingOnesAreProcessed
 		{"render.job.started.v1", `{not json`, "invalid event"},
 		{"render.job.queued.v1", `{"event_id":"` + uuid.NewString() + `","event_type":"render.job.queued.v1","event_time":"2025-03-01T12:00:00Z","tenant_id":"` +
 			uuid.NewString() + `","data":{"saved_project_id":"` + uuid.NewString() + `","priority_queue":"vip","price_type":"Cash","region":"eu"}}`,
-			"data.render_job_id: is required"},
+			"invalid event: data.render_job_id: is required"},
 	}
 	for _, p := range poison {
 		bustest.PublishRaw(t, h.cfg.EventsExchange, p.key, amqp.Publishing{ContentType: "application/json", Body: []byte(p.body)})
 	}
 	h.publish(st.Messages)
-	h.waitApplied(distinctEvents(st.Messages))
+	h.waitApplied(st.Messages...)
 
 	letters := bustest.Read(t, bustest.Channel(t), h.cfg.BusConfig().DeadLetterQueue(), len(poison), 10*time.Second)
 	for i, p := range poison {
 		d := letters[i]
 		reason, _ := d.Headers[bus.MetaDeadLetterReason].(string)
-		if string(d.Body) != p.body || !contains(reason, p.reason) || d.Headers[bus.MetaDeadLetterPermanent] != "true" {
+		if string(d.Body) != p.body || !strings.HasPrefix(reason, p.reason) || d.Headers[bus.MetaDeadLetterPermanent] != "true" {
 			t.Errorf("dead letter %d: body %q reason %q permanent %v; want the poison with %q", i, d.Body, reason,
 				d.Headers[bus.MetaDeadLetterPermanent], p.reason)
 		}
 	}
-	jobs, err := h.client.ListRenderJobsWithResponse(context.Background(), &api.ListRenderJobsParams{}, h.admin())
+	jobs, err := h.client.ListRenderJobsWithResponse(context.Background(), &api.ListRenderJobsParams{TenantId: &st.Tenants[0]}, h.admin())
 	if err != nil || jobs.JSON200 == nil || len(jobs.JSON200.Data) != 3 {
 		t.Fatalf("the events after the poison were not all applied: %v %s", err, jobs.Body)
+	}
+
+	// A job event of another tenant cannot be applied; its reason is one line.
+	job := uuid.New()
+	q := message(t, uuid.New(), time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+		PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})
+	h.publish([]sim.Message{q})
+	h.waitApplied(q)
+	h.publish([]sim.Message{message(t, uuid.New(), time.Now().UTC(), events.RenderJobStartedV1Payload{RenderJobID: job,
+		StartedAt: time.Now().UTC()})})
+	d := bustest.Read(t, bustest.Channel(t), h.cfg.BusConfig().DeadLetterQueue(), 1, 10*time.Second)[0]
+	const want = "event cannot be applied; the event's tenant_id differs from the job's tenant"
+	if reason, _ := d.Headers[bus.MetaDeadLetterReason].(string); reason != want {
+		t.Errorf("reason %q, want %q", reason, want)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"log/slog"
 	"os"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -17,7 +16,6 @@ import (
 	"github.com/videotpl/platform/gen/renderevents/rendereventsserver"
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/auth/authtest"
-	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
@@ -153,29 +151,40 @@ func eventually(t *testing.T, timeout time.Duration, what string, cond func() bo
 	}
 }
 
-// applied counts the events the service recorded in its inbox.
-func (h *harness) applied() int {
-	n, err := bus.HandledCount(context.Background(), h.pool, app.Consumer)
-	if err != nil {
-		h.t.Fatal(err)
-	}
-	return n
+// on returns the harness for test t (a subtest of the one that started the service).
+func (h *harness) on(t *testing.T) *harness {
+	c := *h
+	c.t = t
+	return &c
 }
 
-// waitApplied waits until n distinct events are applied.
-func (h *harness) waitApplied(n int) {
+// waitApplied waits until every event of msgs (on the events exchange) is recorded in the
+// service's inbox.
+func (h *harness) waitApplied(msgs ...sim.Message) {
 	h.t.Helper()
-	eventually(h.t, 30*time.Second, "the events to be applied", func() bool { return h.applied() >= n })
-}
-
-func distinctEvents(msgs []sim.Message) int {
-	seen := map[uuid.UUID]bool{}
+	var ids []uuid.UUID
 	for _, m := range msgs {
 		if m.Exchange == sim.Events {
-			seen[m.EventID] = true
+			ids = append(ids, m.EventID)
 		}
 	}
-	return len(seen)
+	eventually(h.t, 30*time.Second, "the events to be applied", func() bool {
+		var n int
+		if err := h.pool.QueryRow(context.Background(),
+			"SELECT count(DISTINCT event_id) FROM bus_inbox WHERE consumer = $1 AND event_id = ANY($2)", app.Consumer, ids).
+			Scan(&n); err != nil {
+			h.t.Fatal(err)
+		}
+		return n == len(distinctIDs(ids))
+	})
+}
+
+func distinctIDs(ids []uuid.UUID) map[uuid.UUID]bool {
+	seen := map[uuid.UUID]bool{}
+	for _, id := range ids {
+		seen[id] = true
+	}
+	return seen
 }
 
 func onlyEvents(msgs []sim.Message) []sim.Message {
@@ -187,5 +196,3 @@ func onlyEvents(msgs []sim.Message) []sim.Message {
 	}
 	return out
 }
-
-func contains(s, sub string) bool { return strings.Contains(s, sub) }

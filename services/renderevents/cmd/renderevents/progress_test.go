@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
@@ -126,16 +128,16 @@ func (s *sse) next(timeout time.Duration) (frame, bool) {
 	}
 }
 
-func TestAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t *testing.T) {
-	h := start(t)
+func testAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t *testing.T, h *harness) {
 	tenant, job := uuid.New(), uuid.New()
 	t0 := time.Now().UTC().Truncate(time.Millisecond)
-	h.publish([]sim.Message{
+	started := []sim.Message{
 		message(t, tenant, t0, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
 			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
 		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
-	})
-	h.waitApplied(2)
+	}
+	h.publish(started)
+	h.waitApplied(started...)
 	tok := h.token(tenant)
 	s := openStream(t, h, job, tok, "")
 	first, ok := s.next(5 * time.Second)
@@ -186,12 +188,12 @@ func TestAnSSEClientReceivesProgressTicksLiveAndTheTerminalEventEndsItsStream(t 
 	}
 }
 
-func TestAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T) {
-	h := start(t)
+func testAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T, h *harness) {
 	tenant, job := uuid.New(), uuid.New()
-	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
-		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
-	h.waitApplied(1)
+	queued := []sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
+		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})}
+	h.publish(queued)
+	h.waitApplied(queued...)
 	r, err := h.client.StreamRenderJobProgress(context.Background(), job, nil, authtest.Bearer(h.token(uuid.New())))
 	if err != nil {
 		t.Fatal(err)
@@ -205,9 +207,10 @@ func TestAStreamOfAJobOfAnotherTenantIsNotFound(t *testing.T) {
 func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	h := start(t)
 	tenant, job := uuid.New(), uuid.New()
-	h.publish([]sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
-		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})})
-	h.waitApplied(1)
+	queued := []sim.Message{message(t, tenant, time.Now().UTC(), events.RenderJobQueuedV1Payload{RenderJobID: job,
+		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})}
+	h.publish(queued)
+	h.waitApplied(queued...)
 	s := openStream(t, h, job, h.token(tenant), "")
 	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
 		t.Fatalf("first frame %+v", f)
@@ -221,5 +224,39 @@ func TestOnShutdownOpenStreamsEndAndTheServiceStopsPromptly(t *testing.T) {
 	}
 	if _, ok := s.next(5 * time.Second); ok {
 		t.Fatal("the stream goes on after shutdown")
+	}
+}
+
+func testAnInvalidProgressTickIsDroppedWithoutDeadLetterAndTheNextValidOneIsRelayed(t *testing.T, h *harness) {
+	tenant, job := uuid.New(), uuid.New()
+	t0 := time.Now().UTC().Truncate(time.Millisecond)
+	started := []sim.Message{
+		message(t, tenant, t0, events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
+		message(t, tenant, t0.Add(time.Millisecond), events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0}),
+	}
+	h.publish(started)
+	h.waitApplied(started...)
+	s := openStream(t, h, job, h.token(tenant), "")
+	if f, ok := s.next(5 * time.Second); !ok || f.event != "state" {
+		t.Fatalf("first frame %+v", f)
+	}
+	deadLetters := h.cfg.BusConfig().DeadLetterQueue()
+	before := bustest.Depth(t, deadLetters)
+
+	invalid := message(t, tenant, t0.Add(time.Second), events.RenderJobProgressV1Payload{RenderJobID: job,
+		Step: events.StepRendering, Progress: 10})
+	invalid.Body = bytes.Replace(invalid.Body, []byte(`"progress":10`), []byte(`"progress":150`), 1)
+	if !bytes.Contains(invalid.Body, []byte(`"progress":150`)) {
+		t.Fatalf("the tick was not made invalid: %s", invalid.Body)
+	}
+	h.publish([]sim.Message{invalid, message(t, tenant, t0.Add(2*time.Second), events.RenderJobProgressV1Payload{
+		RenderJobID: job, Step: events.StepRendering, Progress: 20})})
+	f, ok := s.next(5 * time.Second)
+	if !ok || f.event != "progress" || f.data["progress"] != float64(20) {
+		t.Fatalf("frame %+v, want the valid tick (progress 20) and nothing of the invalid one", f)
+	}
+	if after := bustest.Depth(t, deadLetters); after != before {
+		t.Fatalf("the dead-letter queue holds %d messages, %d before the invalid tick", after, before)
 	}
 }

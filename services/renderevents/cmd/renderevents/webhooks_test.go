@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -109,8 +111,7 @@ func queued(t *testing.T, tenant uuid.UUID) sim.Message {
 		SavedProjectID: uuid.New(), PriorityQueue: events.PriorityQueuePaid, PriceType: events.PriceTypeCash, Region: "eu"})
 }
 
-func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(t *testing.T) {
-	h := start(t, shortRetries)
+func testAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 500, 500, 204)
 	tenant := uuid.New()
 	tok := h.token(tenant)
@@ -164,8 +165,7 @@ func TestAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(
 	})
 }
 
-func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
-	h := start(t, shortRetries)
+func testDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
 	tok := h.token(tenant)
@@ -205,17 +205,17 @@ func TestDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T) {
 	}
 }
 
-func TestASuspendedTenantGetsNoDeliveries(t *testing.T) {
-	h := start(t, shortRetries)
+func testASuspendedTenantGetsNoDeliveries(t *testing.T, h *harness) {
 	rcv := newReceiver(t, 200)
 	tenant := uuid.New()
 	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "render.*", "identity.*")
-	h.publish([]sim.Message{
+	msgs := []sim.Message{
 		message(t, tenant, time.Now().UTC(), events.IdentityTenantSuspendedV1Payload{TenantID: tenant, Reason: "unpaid"}),
 		queued(t, tenant),
-	})
-	h.waitApplied(2)
+	}
+	h.publish(msgs)
+	h.waitApplied(msgs...)
 	// A marker event of another tenant with an endpoint proves the dispatcher ran meanwhile.
 	other := uuid.New()
 	otherRcv := newReceiver(t, 200)
@@ -264,8 +264,7 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 	}
 }
 
-func TestWebhookURLsAndAccessAreChecked(t *testing.T) {
-	h := start(t)
+func testWebhookURLsAndAccessAreChecked(t *testing.T, h *harness) {
 	tenant := uuid.New()
 	tok := h.token(tenant)
 	ctx := context.Background()
@@ -312,5 +311,67 @@ func TestTheServiceRefusesToStartInProductionWithoutSealingKeys(t *testing.T) {
 	_, err := NewService(cfg, Deps{Logger: slog.New(slog.DiscardHandler)})
 	if !errors.Is(err, seal.ErrNoKeys) {
 		t.Fatalf("err = %v, want seal.ErrNoKeys", err)
+	}
+}
+
+func testConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters(t *testing.T, h *harness) {
+	tenant := uuid.New()
+	tok := authtest.Bearer(h.token(tenant))
+	ep := h.createEndpoint(t, h.token(tenant), "http://127.0.0.1:1/hook", "*")
+	ctx := context.Background()
+	// Each client replaces the filter with a set of its own, rotates the secret, or switches
+	// the endpoint off or on.
+	filters := make([][]string, 20)
+	for c := range filters {
+		filters[c] = []string{fmt.Sprintf("render.job.c%d.v1", c), "identity.*"}
+	}
+	statuses := make([]int, 20)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for c := range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			switch c % 4 {
+			case 0:
+				r, err := h.client.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, tok)
+				if err == nil {
+					statuses[c] = r.StatusCode()
+				}
+			case 1:
+				enabled := c%8 == 1
+				r, err := h.client.UpdateWebhookEndpointWithResponse(ctx, ep.Id, api.WebhookEndpointUpdate{Enabled: &enabled}, tok)
+				if err == nil {
+					statuses[c] = r.StatusCode()
+				}
+			default:
+				types := filters[c]
+				r, err := h.client.UpdateWebhookEndpointWithResponse(ctx, ep.Id, api.WebhookEndpointUpdate{EventTypes: &types}, tok)
+				if err == nil {
+					statuses[c] = r.StatusCode()
+				}
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for c, s := range statuses {
+		if s != http.StatusOK {
+			t.Errorf("client %d: status %d, want 200", c, s)
+		}
+	}
+	got, err := h.client.GetWebhookEndpointWithResponse(ctx, ep.Id, tok)
+	if err != nil || got.JSON200 == nil {
+		t.Fatalf("get: %v %s", err, got.Body)
+	}
+	found := false
+	for c, f := range filters {
+		if c%4 >= 2 && slices.Equal(f, got.JSON200.EventTypes) {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the endpoint's filter %v is none of the sets sent", got.JSON200.EventTypes)
 	}
 }

@@ -118,7 +118,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events consumer: %w", err)
 	}
-	s.Progress, err = busapi.NewProgressConsumer(bcfg, dlq, metrics, func(p domain.Progress) {
+	s.Progress, err = busapi.NewProgressConsumer(bcfg, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
 	}, log)

@@ -86,6 +86,7 @@ func (in *Ingest) apply(ctx context.Context, tx domain.IngestTx, fresh []domain.
 	deltas := domain.UsageDeltas{}
 	var (
 		timeline []domain.TimelineEntry
+		merges   []domain.Event
 		changed  []uuid.UUID
 		tenants  []uuid.UUID
 	)
@@ -107,19 +108,20 @@ func (in *Ingest) apply(ctx context.Context, tx domain.IngestTx, fresh []domain.
 				deltas.CountTerminal(ev, job)
 			}
 		case ev.Type == events.RenderSnapshotRequestedV1, ev.Type == events.RenderSnapshotReadyV1:
-			if err := tx.ApplySnapshot(ctx, ev); err != nil {
-				return 0, err
-			}
+			merges = append(merges, ev)
 		case isIdentity(ev.Type):
-			if err := tx.ApplyIdentity(ctx, ev); err != nil {
-				return 0, err
-			}
+			merges = append(merges, ev)
 			deltas.CountPayment(ev)
 		default:
 			continue // not ours (e.g. content events bound by a broad key): no delivery either
 		}
 		if !slices.Contains(tenants, ev.TenantID) {
 			tenants = append(tenants, ev.TenantID)
+		}
+	}
+	if len(merges) > 0 {
+		if err := tx.MergeReadModels(ctx, merges); err != nil {
+			return 0, err
 		}
 	}
 	if len(jobs) > 0 {

@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
@@ -80,4 +82,11 @@ func trim[T any](rows []T, limit int) ([]T, bool) {
 		return rows[:limit], true
 	}
 	return rows, false
+}
+
+// ListParams are the common parameters of a list request.
+type ListParams struct {
+	TenantID *uuid.UUID
+	Cursor   *string
+	Limit    *int
 }

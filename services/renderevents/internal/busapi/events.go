@@ -15,12 +15,22 @@ import (
 // can fix it.
 var ErrInvalidEvent = errors.New("invalid event")
 
+// invalidEvent is an ErrInvalidEvent whose message is the cause's own.
+type invalidEvent struct{ err error }
+
+func (e invalidEvent) Error() string   { return e.err.Error() }
+func (e invalidEvent) Unwrap() []error { return []error{ErrInvalidEvent, e.err} }
+
 // ParseEvent decodes and validates a message body (the envelope, the producer constant and
 // the data against the event's payload schema) in one JSON pass and maps it to the domain's
 // event. Failures wrap ErrInvalidEvent.
 func ParseEvent(body []byte) (domain.Event, error) {
 	env, p, err := events.DecodeEvent(body)
-	if err != nil {
+	var invalid *events.ValidationError
+	switch {
+	case errors.As(err, &invalid):
+		return domain.Event{}, invalidEvent{err} // its message says "invalid event" already
+	case err != nil:
 		return domain.Event{}, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
 	return domain.Event{

@@ -22,14 +22,16 @@ type ProgressConsumer struct {
 	router *message.Router
 }
 
-// NewProgressConsumer wires a watermill router (retries, dead letters, metrics from
-// pkg/bus) to sink. Schema-invalid ticks are dead-lettered.
-func NewProgressConsumer(cfg bus.Config, deadLetters message.Publisher, metrics bus.Metrics, sink ProgressSink, log *slog.Logger) (*ProgressConsumer, error) {
+// NewProgressConsumer wires a transient router of pkg/bus to sink. A tick that is not valid
+// against the AsyncAPI document (e.g. progress above 100) is dropped: counted in metrics by
+// reason and logged at a bounded rate, never retried or dead-lettered, so a producer's bug
+// cannot fill a durable queue at tick rate; the next valid tick supersedes it.
+func NewProgressConsumer(cfg bus.Config, metrics bus.Metrics, sink ProgressSink, log *slog.Logger) (*ProgressConsumer, error) {
 	sub, err := bus.NewProgressSubscriber(cfg, log)
 	if err != nil {
 		return nil, err
 	}
-	router, err := bus.NewRouter(cfg, deadLetters, metrics, log)
+	router, err := bus.NewTransientRouter(cfg, metrics, log)
 	if err != nil {
 		return nil, err
 	}

@@ -288,30 +288,6 @@ func (j *Job) setNodes(ids []uuid.UUID, source int) {
 	j.NodeIDsSource = source
 }
 
-// Progress is one render.job.progress.v1 tick.
-type Progress struct {
-	JobID        uuid.UUID
-	TenantID     uuid.UUID
-	Step         string
-	Progress     int
-	CurrentFrame *int
-	TotalFrames  *int
-	EtaSeconds   *int
-	Message      *string
-	EventTime    time.Time
-}
-
-// Newer reports whether p is a later tick than q (ties by progress).
-func (p Progress) Newer(q Progress) bool {
-	if !p.EventTime.Equal(q.EventTime) {
-		return p.EventTime.After(q.EventTime)
-	}
-	return p.Progress >= q.Progress
-}
-
-// ClampProgress bounds a progress figure to 0..100.
-func ClampProgress(n int) int { return max(0, min(100, n)) }
-
 func ptr[T any](v T) *T { return &v }
 
 // fill sets *dst to src when dst is unknown and src is known.
@@ -330,8 +306,96 @@ func override[T any](dst **T, src *T) {
 	}
 }
 
-// ProgressStore persists the latest progress of jobs; a tick of a terminal job or older
-// than the stored one is ignored. It returns the ticks of jobs it does not know yet.
-type ProgressStore interface {
-	SaveProgress(ctx context.Context, ticks []Progress) (unknown []Progress, err error)
+// JobQueued is render.job.queued.v1 as a job folds it.
+type JobQueued struct {
+	RenderJobID       uuid.UUID
+	SavedProjectID    uuid.UUID
+	OriginalProjectID *uuid.UUID
+	PriorityQueue     string
+	PriorityScore     *int
+	PriceType         string
+	PaidPriceMinor    *int64
+	Region            string
+	Resolution        *string
+	DurationSec       *float64
+}
+
+// JobStarted is render.job.started.v1 as a job folds it.
+type JobStarted struct {
+	RenderJobID uuid.UUID
+	StartedAt   time.Time
+	NodeIDs     []uuid.UUID
+	Region      *string
+	TotalFrames *int
+}
+
+// JobCompleted is render.job.completed.v1 as a job folds it.
+type JobCompleted struct {
+	RenderJobID          uuid.UUID
+	ExportID             uuid.UUID
+	OutputURL            string
+	DurationSec          float64
+	SizeBytes            int64
+	SavedProjectID       *uuid.UUID
+	OriginalProjectID    *uuid.UUID
+	ThumbnailURL         *string
+	Resolution           *string
+	Width                *int
+	Height               *int
+	RenderComputeSeconds *int
+	NodeIDsUsed          []uuid.UUID
+	PriceType            *string
+	PaidPriceMinor       *int64
+}
+
+// JobFailed is render.job.failed.v1 as a job folds it.
+type JobFailed struct {
+	RenderJobID      uuid.UUID
+	FailedAtStep     string
+	ErrorMessage     string
+	SavedProjectID   *uuid.UUID
+	ErrorCode        *string
+	RetryCount       *int
+	RefundRequired   bool
+	PriceType        *string
+	PaidPriceMinor   *int64
+	NodeIDsAttempted []uuid.UUID
+}
+
+// JobCancelled is render.job.cancelled.v1 as a job folds it.
+type JobCancelled struct {
+	RenderJobID           uuid.UUID
+	CancelledByUserID     uuid.UUID
+	CancelledAtStep       *string
+	ProgressWhenCancelled *int
+	RefundRequired        bool
+}
+
+// JobFilter selects render jobs.
+type JobFilter struct {
+	TenantID       *uuid.UUID `json:"tenant_id,omitempty"`
+	UserID         *uuid.UUID `json:"user_id,omitempty"`
+	State          *string    `json:"state,omitempty"`
+	SavedProjectID *uuid.UUID `json:"saved_project_id,omitempty"`
+	From           *time.Time `json:"from,omitempty"`
+	To             *time.Time `json:"to,omitempty"`
+}
+
+// TimelineEntry is one life-cycle event in a job's timeline.
+type TimelineEntry struct {
+	JobID      uuid.UUID
+	EventID    uuid.UUID
+	EventType  string
+	EventTime  time.Time
+	ReceivedAt time.Time
+	Applied    bool
+	Data       []byte
+}
+
+// JobReadStore reads render jobs and their timelines. Lists return up to Page.Limit+1 rows
+// after Page.After.
+type JobReadStore interface {
+	GetJob(ctx context.Context, id uuid.UUID) (*Job, error)
+	ListJobs(ctx context.Context, f JobFilter, p Page) ([]*Job, error)
+	Timeline(ctx context.Context, jobID uuid.UUID) ([]TimelineEntry, error)
 }

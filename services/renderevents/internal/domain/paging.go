@@ -18,3 +18,12 @@ type CursorKey struct {
 	Text *string    `json:"s,omitempty"`
 	ID   uuid.UUID  `json:"i"`
 }
+
+// ReadStore is what the read API needs from the store, one port per resource group.
+type ReadStore interface {
+	JobReadStore
+	SnapshotStore
+	TenantStore
+	UsageStore
+	RefundStore
+}

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"time"
 
 	"github.com/google/uuid"
@@ -136,4 +137,25 @@ func (d UsageDeltas) CountPayment(ev Event) {
 		return
 	}
 	d.add(ev.TenantID, ev.Time, u)
+}
+
+// PaymentSucceeded is identity.payment.succeeded.v1 as usage meters it.
+type PaymentSucceeded struct {
+	AmountMinor int64
+}
+
+// PaymentFailed is identity.payment.failed.v1 as usage meters it.
+type PaymentFailed struct {
+	AmountMinor *int64
+}
+
+// UsageRow is the usage of one tenant in one period.
+type UsageRow struct {
+	Key UsageKey
+	Usage
+}
+
+// UsageStore reads usage per tenant and period from first to last (first days of periods).
+type UsageStore interface {
+	ListUsage(ctx context.Context, period Period, first, last time.Time, tenant *uuid.UUID) ([]UsageRow, error)
 }

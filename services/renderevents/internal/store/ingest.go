@@ -3,9 +3,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -176,7 +178,65 @@ func (t *ingestTx) AddUsage(ctx context.Context, deltas domain.UsageDeltas) erro
 	return nil
 }
 
-func (t *ingestTx) ApplySnapshot(ctx context.Context, ev domain.Event) error {
+// MergeReadModels implements domain.IngestTx: the events are applied in the order of the
+// row each one locks first (by table, then key), so that two transactions never wait for
+// each other's rows in opposite orders.
+func (t *ingestTx) MergeReadModels(ctx context.Context, evs []domain.Event) error {
+	ordered := slices.Clone(evs)
+	slices.SortStableFunc(ordered, func(a, b domain.Event) int {
+		ra, ka := mergeLock(a)
+		rb, kb := mergeLock(b)
+		if ra != rb {
+			return ra - rb
+		}
+		return bytes.Compare(ka[:], kb[:])
+	})
+	for _, ev := range ordered {
+		var err error
+		switch ev.Payload.(type) {
+		case events.RenderSnapshotRequestedV1Payload, events.RenderSnapshotReadyV1Payload:
+			err = t.applySnapshot(ctx, ev)
+		default:
+			err = t.applyIdentity(ctx, ev)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// mergeLock names the row an event's merge locks first: its table's rank and its key
+// (a plan event locks its user before the plan).
+func mergeLock(ev domain.Event) (int, uuid.UUID) {
+	switch p := ev.Payload.(type) {
+	case events.IdentityTenantCreatedV1Payload:
+		return 0, p.TenantID
+	case events.IdentityTenantSuspendedV1Payload:
+		return 0, p.TenantID
+	case events.IdentityUserRegisteredV1Payload:
+		return 1, p.UserID
+	case events.IdentityUserEmailVerifiedV1Payload:
+		return 1, p.UserID
+	case events.IdentityUserBannedV1Payload:
+		return 1, p.UserID
+	case events.IdentityPlanActivatedV1Payload:
+		return 1, p.UserID
+	case events.IdentityPlanExpiredV1Payload:
+		return 1, p.UserID
+	case events.IdentityApiKeyCreatedV1Payload:
+		return 2, p.APIKeyID
+	case events.IdentityApiKeyRevokedV1Payload:
+		return 2, p.APIKeyID
+	case events.RenderSnapshotRequestedV1Payload:
+		return 3, p.SnapshotID
+	case events.RenderSnapshotReadyV1Payload:
+		return 3, p.SnapshotID
+	}
+	return 4, ev.ID // payments: a refund row of its own, or none
+}
+
+func (t *ingestTx) applySnapshot(ctx context.Context, ev domain.Event) error {
 	switch p := ev.Payload.(type) {
 	case events.RenderSnapshotRequestedV1Payload:
 		return t.q.UpsertSnapshotRequested(ctx, db.UpsertSnapshotRequestedParams{
@@ -199,7 +259,7 @@ func (t *ingestTx) ApplySnapshot(ctx context.Context, ev domain.Event) error {
 	return fmt.Errorf("not a snapshot event: %s", ev.Type)
 }
 
-func (t *ingestTx) ApplyIdentity(ctx context.Context, ev domain.Event) error {
+func (t *ingestTx) applyIdentity(ctx context.Context, ev domain.Event) error {
 	at := &ev.Time
 	tenantOr := func(id *uuid.UUID) uuid.UUID {
 		if id != nil {

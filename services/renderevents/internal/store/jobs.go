@@ -1,6 +1,9 @@
 package store
 
 import (
+	"context"
+	"fmt"
+
 	"github.com/google/uuid"
 
 	db "github.com/videotpl/platform/gen/db/renderevents"
@@ -79,4 +82,42 @@ func derefI64(p *int64) int64 {
 		return 0
 	}
 	return *p
+}
+
+// GetJob implements domain.ReadStore.
+func (s *Store) GetJob(ctx context.Context, id uuid.UUID) (*domain.Job, error) {
+	r, err := s.q.GetJob(ctx, id)
+	if err != nil {
+		return nil, translate(err, "render job")
+	}
+	return jobFromRow(r), nil
+}
+
+// ListJobs implements domain.ReadStore.
+func (s *Store) ListJobs(ctx context.Context, f domain.JobFilter, p domain.Page) ([]*domain.Job, error) {
+	at, _, id := after(p)
+	rows, err := s.q.ListJobs(ctx, db.ListJobsParams{TenantID: f.TenantID, UserID: f.UserID, State: f.State,
+		SavedProjectID: f.SavedProjectID, FromTime: f.From, ToTime: f.To, AfterTime: at, AfterID: id, MaxRows: maxRows(p)})
+	if err != nil {
+		return nil, fmt.Errorf("list jobs: %w", err)
+	}
+	out := make([]*domain.Job, len(rows))
+	for i, r := range rows {
+		out[i] = jobFromRow(r)
+	}
+	return out, nil
+}
+
+// Timeline implements domain.ReadStore.
+func (s *Store) Timeline(ctx context.Context, jobID uuid.UUID) ([]domain.TimelineEntry, error) {
+	rows, err := s.q.ListTimeline(ctx, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("timeline: %w", err)
+	}
+	out := make([]domain.TimelineEntry, len(rows))
+	for i, r := range rows {
+		out[i] = domain.TimelineEntry{JobID: r.JobID, EventID: r.EventID, EventType: r.EventType, EventTime: r.EventTime.UTC(),
+			ReceivedAt: r.ReceivedAt.UTC(), Applied: r.Applied, Data: r.Data}
+	}
+	return out, nil
 }

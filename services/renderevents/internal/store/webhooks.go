@@ -209,10 +209,25 @@ func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map
 
 // RecordAttempt implements domain.DispatchStore: the delivery's outcome and the endpoint's
 // failure count in one transaction; at the threshold the endpoint is disabled and its
-// pending deliveries are given up.
+// pending deliveries are given up. The endpoint row is locked before any delivery row, as
+// DeleteEndpoint does, so concurrent attempts and deletes of one endpoint cannot deadlock.
 func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error {
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
 		q := s.q.WithTx(tx)
+		abandon := false
+		switch {
+		case r.Succeeded:
+			if err := q.EndpointSucceeded(ctx, r.EndpointID); err != nil {
+				return fmt.Errorf("reset endpoint failures: %w", err)
+			}
+		case r.Exhausted:
+			enabled, err := q.EndpointFailed(ctx, db.EndpointFailedParams{ID: r.EndpointID, Threshold: int32(r.DisableAfter),
+				Reason: fmt.Sprintf("%d deliveries in a row failed after all their retries", r.DisableAfter), Now: r.At})
+			if err != nil {
+				return fmt.Errorf("count endpoint failure: %w", err)
+			}
+			abandon = !enabled
+		}
 		var attempted int32
 		var last *time.Time
 		if r.Attempted {
@@ -223,18 +238,8 @@ func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error
 			NextAttemptAt: r.NextAttemptAt, LastAttemptAt: last, Now: r.At}); err != nil {
 			return fmt.Errorf("record attempt: %w", err)
 		}
-		switch {
-		case r.Succeeded:
-			return q.EndpointSucceeded(ctx, r.EndpointID)
-		case r.Exhausted:
-			enabled, err := q.EndpointFailed(ctx, db.EndpointFailedParams{ID: r.EndpointID, Threshold: int32(r.DisableAfter),
-				Reason: fmt.Sprintf("%d deliveries in a row failed after all their retries", r.DisableAfter), Now: r.At})
-			if err != nil {
-				return fmt.Errorf("count endpoint failure: %w", err)
-			}
-			if !enabled {
-				return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: r.EndpointID, Reason: str("endpoint disabled"), Now: r.At})
-			}
+		if abandon {
+			return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: r.EndpointID, Reason: str("endpoint disabled"), Now: r.At})
 		}
 		return nil
 	})
