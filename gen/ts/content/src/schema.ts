@@ -1998,6 +1998,19 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+         *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+         *     same value on every retry of that request. A retry with the same key, method, path, query
+         *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+         *     repeat the work. The same key with another request is 422; a retry while the first request
+         *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+         *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+         *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+         *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+         * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+         */
+        IdempotencyKey: string;
         /** @description Page number, from 1. */
         Page: number;
         /** @description Items per page (maximum 100). */
@@ -2141,7 +2154,21 @@ export interface operations {
     createContainer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2280,7 +2307,21 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2448,7 +2489,21 @@ export interface operations {
     startProjectAepUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2536,7 +2591,21 @@ export interface operations {
     createScene: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2705,7 +2774,21 @@ export interface operations {
     createSceneContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Scene id. */
                 scene_id: components["parameters"]["SceneId"];
@@ -2794,7 +2877,21 @@ export interface operations {
     createSceneColor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Scene id. */
                 scene_id: components["parameters"]["SceneId"];
@@ -2909,7 +3006,21 @@ export interface operations {
     createSharedLayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2993,7 +3104,21 @@ export interface operations {
     createPresetStory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -3050,7 +3175,21 @@ export interface operations {
     generateSvgPreview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3153,7 +3292,21 @@ export interface operations {
     createFont: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3244,7 +3397,21 @@ export interface operations {
     createMusicTrack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3292,7 +3459,21 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3363,7 +3544,21 @@ export interface operations {
     createFavoriteFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3391,7 +3586,21 @@ export interface operations {
     addFavoriteContainer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3494,7 +3703,21 @@ export interface operations {
     createComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
