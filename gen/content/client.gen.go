@@ -123,7 +123,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /categories (the `CreateCategory` operationId).
-	CreateCategoryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCategoryWithBody(ctx context.Context, params *CreateCategoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCategory Create a category (Admin)
 	//
@@ -134,7 +134,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /categories (the `CreateCategory` operationId).
-	CreateCategory(ctx context.Context, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCategory(ctx context.Context, params *CreateCategoryParams, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateCommentWithBody Post a comment
 	//
@@ -147,7 +147,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /comments (the `CreateComment` operationId).
-	CreateCommentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateCommentWithBody(ctx context.Context, params *CreateCommentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateComment Post a comment
 	//
@@ -160,7 +160,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /comments (the `CreateComment` operationId).
-	CreateComment(ctx context.Context, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateComment(ctx context.Context, params *CreateCommentParams, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateContainerWithBody Create a container (Admin)
 	//
@@ -171,7 +171,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /containers (the `CreateContainer` operationId).
-	CreateContainerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContainerWithBody(ctx context.Context, params *CreateContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateContainer Create a container (Admin)
 	//
@@ -182,7 +182,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /containers (the `CreateContainer` operationId).
-	CreateContainer(ctx context.Context, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateContainer(ctx context.Context, params *CreateContainerParams, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteContainer Soft-delete a container (Admin)
 	//
@@ -262,7 +262,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-	AddFavoriteContainerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddFavoriteContainerWithBody(ctx context.Context, params *AddFavoriteContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AddFavoriteContainer Add a template to the caller's favorites
 	//
@@ -274,7 +274,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-	AddFavoriteContainer(ctx context.Context, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	AddFavoriteContainer(ctx context.Context, params *AddFavoriteContainerParams, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListFavoriteFolders List the caller's favorite folders
 	//
@@ -290,7 +290,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-	CreateFavoriteFolderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateFavoriteFolderWithBody(ctx context.Context, params *CreateFavoriteFolderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateFavoriteFolder Create a favorite folder
 	//
@@ -299,7 +299,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-	CreateFavoriteFolder(ctx context.Context, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateFavoriteFolder(ctx context.Context, params *CreateFavoriteFolderParams, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListFonts List fonts
 	//
@@ -318,7 +318,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /fonts (the `CreateFont` operationId).
-	CreateFontWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateFontWithBody(ctx context.Context, params *CreateFontParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteFont Delete a font (Admin)
 	//
@@ -351,7 +351,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /music (the `CreateMusicTrack` operationId).
-	CreateMusicTrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateMusicTrackWithBody(ctx context.Context, params *CreateMusicTrackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateMusicTrack Create a music track (Admin)
 	//
@@ -361,7 +361,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /music (the `CreateMusicTrack` operationId).
-	CreateMusicTrack(ctx context.Context, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateMusicTrack(ctx context.Context, params *CreateMusicTrackParams, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetPresetStory Get a preset story with its scenes
 	//
@@ -384,7 +384,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /projects (the `CreateProject` operationId).
-	CreateProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateProjectWithBody(ctx context.Context, params *CreateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateProject Create a project (Admin)
 	//
@@ -394,7 +394,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /projects (the `CreateProject` operationId).
-	CreateProject(ctx context.Context, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateProject(ctx context.Context, params *CreateProjectParams, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteProject Delete a project (Admin)
 	//
@@ -484,7 +484,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-	StartProjectAepUploadWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StartProjectAepUploadWithBody(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 	//
@@ -500,7 +500,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-	StartProjectAepUpload(ctx context.Context, projectId ProjectId, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	StartProjectAepUpload(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetProjectFull Get a project with all its scenes, elements and presets
 	//
@@ -526,7 +526,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-	CreatePresetStoryWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePresetStoryWithBody(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreatePresetStory Create a preset story (Admin)
 	//
@@ -538,7 +538,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-	CreatePresetStory(ctx context.Context, projectId ProjectId, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreatePresetStory(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListProjectScenes List the scenes of a project
 	//
@@ -556,7 +556,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-	CreateSceneWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSceneWithBody(ctx context.Context, projectId ProjectId, params *CreateSceneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateScene Create a scene (Admin)
 	//
@@ -567,7 +567,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-	CreateScene(ctx context.Context, projectId ProjectId, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateScene(ctx context.Context, projectId ProjectId, params *CreateSceneParams, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListSharedColors List the shared colours of a project
 	//
@@ -588,7 +588,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-	CreateSharedLayerWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSharedLayerWithBody(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSharedLayer Create a shared layer (Admin)
 	//
@@ -599,7 +599,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-	CreateSharedLayer(ctx context.Context, projectId ProjectId, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSharedLayer(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteSceneColor Delete a colour element (Admin)
 	//
@@ -690,7 +690,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-	CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSceneColor Create a colour element (Admin)
 	//
@@ -701,7 +701,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-	CreateSceneColor(ctx context.Context, sceneId SceneId, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSceneColor(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSceneContentWithBody Create a content element (Admin)
 	//
@@ -713,7 +713,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-	CreateSceneContentWithBody(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSceneContentWithBody(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSceneContent Create a content element (Admin)
 	//
@@ -725,7 +725,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-	CreateSceneContent(ctx context.Context, sceneId SceneId, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSceneContent(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSceneElements Get the elements of a scene
 	//
@@ -796,7 +796,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /svg-previews/generate (the `GenerateSvgPreview` operationId).
-	GenerateSvgPreviewWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	GenerateSvgPreviewWithBody(ctx context.Context, params *GenerateSvgPreviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSvgPreview Get an SVG preview and its status
 	//
@@ -908,8 +908,8 @@ func (c *Client) ListCategories(ctx context.Context, reqEditors ...RequestEditor
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /categories (the `CreateCategory` operationId).
-func (c *Client) CreateCategoryWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCategoryRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateCategoryWithBody(ctx context.Context, params *CreateCategoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCategoryRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -929,8 +929,8 @@ func (c *Client) CreateCategoryWithBody(ctx context.Context, contentType string,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /categories (the `CreateCategory` operationId).
-func (c *Client) CreateCategory(ctx context.Context, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCategoryRequest(c.Server, body)
+func (c *Client) CreateCategory(ctx context.Context, params *CreateCategoryParams, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCategoryRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -952,8 +952,8 @@ func (c *Client) CreateCategory(ctx context.Context, body CreateCategoryJSONRequ
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /comments (the `CreateComment` operationId).
-func (c *Client) CreateCommentWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCommentRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateCommentWithBody(ctx context.Context, params *CreateCommentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCommentRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -975,8 +975,8 @@ func (c *Client) CreateCommentWithBody(ctx context.Context, contentType string, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /comments (the `CreateComment` operationId).
-func (c *Client) CreateComment(ctx context.Context, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateCommentRequest(c.Server, body)
+func (c *Client) CreateComment(ctx context.Context, params *CreateCommentParams, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateCommentRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -996,8 +996,8 @@ func (c *Client) CreateComment(ctx context.Context, body CreateCommentJSONReques
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /containers (the `CreateContainer` operationId).
-func (c *Client) CreateContainerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContainerRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateContainerWithBody(ctx context.Context, params *CreateContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContainerRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1017,8 +1017,8 @@ func (c *Client) CreateContainerWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /containers (the `CreateContainer` operationId).
-func (c *Client) CreateContainer(ctx context.Context, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateContainerRequest(c.Server, body)
+func (c *Client) CreateContainer(ctx context.Context, params *CreateContainerParams, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateContainerRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1177,8 +1177,8 @@ func (c *Client) RemoveFavoriteContainer(ctx context.Context, params *RemoveFavo
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-func (c *Client) AddFavoriteContainerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAddFavoriteContainerRequestWithBody(c.Server, contentType, body)
+func (c *Client) AddFavoriteContainerWithBody(ctx context.Context, params *AddFavoriteContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddFavoriteContainerRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1199,8 +1199,8 @@ func (c *Client) AddFavoriteContainerWithBody(ctx context.Context, contentType s
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-func (c *Client) AddFavoriteContainer(ctx context.Context, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewAddFavoriteContainerRequest(c.Server, body)
+func (c *Client) AddFavoriteContainer(ctx context.Context, params *AddFavoriteContainerParams, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewAddFavoriteContainerRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1235,8 +1235,8 @@ func (c *Client) ListFavoriteFolders(ctx context.Context, reqEditors ...RequestE
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-func (c *Client) CreateFavoriteFolderWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateFavoriteFolderRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateFavoriteFolderWithBody(ctx context.Context, params *CreateFavoriteFolderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFavoriteFolderRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1254,8 +1254,8 @@ func (c *Client) CreateFavoriteFolderWithBody(ctx context.Context, contentType s
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-func (c *Client) CreateFavoriteFolder(ctx context.Context, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateFavoriteFolderRequest(c.Server, body)
+func (c *Client) CreateFavoriteFolder(ctx context.Context, params *CreateFavoriteFolderParams, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFavoriteFolderRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1293,8 +1293,8 @@ func (c *Client) ListFonts(ctx context.Context, reqEditors ...RequestEditorFn) (
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /fonts (the `CreateFont` operationId).
-func (c *Client) CreateFontWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateFontRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateFontWithBody(ctx context.Context, params *CreateFontParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateFontRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1366,8 +1366,8 @@ func (c *Client) ListMusic(ctx context.Context, params *ListMusicParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /music (the `CreateMusicTrack` operationId).
-func (c *Client) CreateMusicTrackWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateMusicTrackRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateMusicTrackWithBody(ctx context.Context, params *CreateMusicTrackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMusicTrackRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1386,8 +1386,8 @@ func (c *Client) CreateMusicTrackWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /music (the `CreateMusicTrack` operationId).
-func (c *Client) CreateMusicTrack(ctx context.Context, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateMusicTrackRequest(c.Server, body)
+func (c *Client) CreateMusicTrack(ctx context.Context, params *CreateMusicTrackParams, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateMusicTrackRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1439,8 +1439,8 @@ func (c *Client) ListProjectServers(ctx context.Context, reqEditors ...RequestEd
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects (the `CreateProject` operationId).
-func (c *Client) CreateProjectWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateProjectRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateProjectWithBody(ctx context.Context, params *CreateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateProjectRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1459,8 +1459,8 @@ func (c *Client) CreateProjectWithBody(ctx context.Context, contentType string, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects (the `CreateProject` operationId).
-func (c *Client) CreateProject(ctx context.Context, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateProjectRequest(c.Server, body)
+func (c *Client) CreateProject(ctx context.Context, params *CreateProjectParams, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateProjectRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1629,8 +1629,8 @@ func (c *Client) CompleteProjectAepUpload(ctx context.Context, projectId Project
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-func (c *Client) StartProjectAepUploadWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStartProjectAepUploadRequestWithBody(c.Server, projectId, contentType, body)
+func (c *Client) StartProjectAepUploadWithBody(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartProjectAepUploadRequestWithBody(c.Server, projectId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1655,8 +1655,8 @@ func (c *Client) StartProjectAepUploadWithBody(ctx context.Context, projectId Pr
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-func (c *Client) StartProjectAepUpload(ctx context.Context, projectId ProjectId, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewStartProjectAepUploadRequest(c.Server, projectId, body)
+func (c *Client) StartProjectAepUpload(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewStartProjectAepUploadRequest(c.Server, projectId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1711,8 +1711,8 @@ func (c *Client) ListPresetStories(ctx context.Context, projectId ProjectId, req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-func (c *Client) CreatePresetStoryWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePresetStoryRequestWithBody(c.Server, projectId, contentType, body)
+func (c *Client) CreatePresetStoryWithBody(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePresetStoryRequestWithBody(c.Server, projectId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1733,8 +1733,8 @@ func (c *Client) CreatePresetStoryWithBody(ctx context.Context, projectId Projec
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-func (c *Client) CreatePresetStory(ctx context.Context, projectId ProjectId, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreatePresetStoryRequest(c.Server, projectId, body)
+func (c *Client) CreatePresetStory(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreatePresetStoryRequest(c.Server, projectId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1771,8 +1771,8 @@ func (c *Client) ListProjectScenes(ctx context.Context, projectId ProjectId, req
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-func (c *Client) CreateSceneWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneRequestWithBody(c.Server, projectId, contentType, body)
+func (c *Client) CreateSceneWithBody(ctx context.Context, projectId ProjectId, params *CreateSceneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneRequestWithBody(c.Server, projectId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1792,8 +1792,8 @@ func (c *Client) CreateSceneWithBody(ctx context.Context, projectId ProjectId, c
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-func (c *Client) CreateScene(ctx context.Context, projectId ProjectId, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneRequest(c.Server, projectId, body)
+func (c *Client) CreateScene(ctx context.Context, projectId ProjectId, params *CreateSceneParams, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneRequest(c.Server, projectId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1843,8 +1843,8 @@ func (c *Client) ListSharedLayers(ctx context.Context, projectId ProjectId, reqE
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-func (c *Client) CreateSharedLayerWithBody(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSharedLayerRequestWithBody(c.Server, projectId, contentType, body)
+func (c *Client) CreateSharedLayerWithBody(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSharedLayerRequestWithBody(c.Server, projectId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1864,8 +1864,8 @@ func (c *Client) CreateSharedLayerWithBody(ctx context.Context, projectId Projec
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-func (c *Client) CreateSharedLayer(ctx context.Context, projectId ProjectId, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSharedLayerRequest(c.Server, projectId, body)
+func (c *Client) CreateSharedLayer(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSharedLayerRequest(c.Server, projectId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2065,8 +2065,8 @@ func (c *Client) UpdateScene(ctx context.Context, sceneId SceneId, body UpdateSc
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-func (c *Client) CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneColorRequestWithBody(c.Server, sceneId, contentType, body)
+func (c *Client) CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneColorRequestWithBody(c.Server, sceneId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2086,8 +2086,8 @@ func (c *Client) CreateSceneColorWithBody(ctx context.Context, sceneId SceneId, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-func (c *Client) CreateSceneColor(ctx context.Context, sceneId SceneId, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneColorRequest(c.Server, sceneId, body)
+func (c *Client) CreateSceneColor(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneColorRequest(c.Server, sceneId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2108,8 +2108,8 @@ func (c *Client) CreateSceneColor(ctx context.Context, sceneId SceneId, body Cre
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-func (c *Client) CreateSceneContentWithBody(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneContentRequestWithBody(c.Server, sceneId, contentType, body)
+func (c *Client) CreateSceneContentWithBody(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneContentRequestWithBody(c.Server, sceneId, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2130,8 +2130,8 @@ func (c *Client) CreateSceneContentWithBody(ctx context.Context, sceneId SceneId
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-func (c *Client) CreateSceneContent(ctx context.Context, sceneId SceneId, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSceneContentRequest(c.Server, sceneId, body)
+func (c *Client) CreateSceneContent(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSceneContentRequest(c.Server, sceneId, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2271,8 +2271,8 @@ func (c *Client) ListSlides(ctx context.Context, reqEditors ...RequestEditorFn) 
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /svg-previews/generate (the `GenerateSvgPreview` operationId).
-func (c *Client) GenerateSvgPreviewWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewGenerateSvgPreviewRequestWithBody(c.Server, contentType, body)
+func (c *Client) GenerateSvgPreviewWithBody(ctx context.Context, params *GenerateSvgPreviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewGenerateSvgPreviewRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2530,18 +2530,18 @@ func NewListCategoriesRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateCategoryRequest calls the generic CreateCategory builder with application/json body
-func NewCreateCategoryRequest(server string, body CreateCategoryJSONRequestBody) (*http.Request, error) {
+func NewCreateCategoryRequest(server string, params *CreateCategoryParams, body CreateCategoryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateCategoryRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateCategoryRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateCategoryRequestWithBody constructs an http.Request for the CreateCategory method, with any body, and a specified content type
-func NewCreateCategoryRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateCategoryRequestWithBody(server string, params *CreateCategoryParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2566,22 +2566,37 @@ func NewCreateCategoryRequestWithBody(server string, contentType string, body io
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCreateCommentRequest calls the generic CreateComment builder with application/json body
-func NewCreateCommentRequest(server string, body CreateCommentJSONRequestBody) (*http.Request, error) {
+func NewCreateCommentRequest(server string, params *CreateCommentParams, body CreateCommentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateCommentRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateCommentRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateCommentRequestWithBody constructs an http.Request for the CreateComment method, with any body, and a specified content type
-func NewCreateCommentRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateCommentRequestWithBody(server string, params *CreateCommentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2606,22 +2621,37 @@ func NewCreateCommentRequestWithBody(server string, contentType string, body io.
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCreateContainerRequest calls the generic CreateContainer builder with application/json body
-func NewCreateContainerRequest(server string, body CreateContainerJSONRequestBody) (*http.Request, error) {
+func NewCreateContainerRequest(server string, params *CreateContainerParams, body CreateContainerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateContainerRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateContainerRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateContainerRequestWithBody constructs an http.Request for the CreateContainer method, with any body, and a specified content type
-func NewCreateContainerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateContainerRequestWithBody(server string, params *CreateContainerParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2645,6 +2675,21 @@ func NewCreateContainerRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -2862,18 +2907,18 @@ func NewRemoveFavoriteContainerRequest(server string, params *RemoveFavoriteCont
 }
 
 // NewAddFavoriteContainerRequest calls the generic AddFavoriteContainer builder with application/json body
-func NewAddFavoriteContainerRequest(server string, body AddFavoriteContainerJSONRequestBody) (*http.Request, error) {
+func NewAddFavoriteContainerRequest(server string, params *AddFavoriteContainerParams, body AddFavoriteContainerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewAddFavoriteContainerRequestWithBody(server, "application/json", bodyReader)
+	return NewAddFavoriteContainerRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewAddFavoriteContainerRequestWithBody constructs an http.Request for the AddFavoriteContainer method, with any body, and a specified content type
-func NewAddFavoriteContainerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewAddFavoriteContainerRequestWithBody(server string, params *AddFavoriteContainerParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2897,6 +2942,21 @@ func NewAddFavoriteContainerRequestWithBody(server string, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -2929,18 +2989,18 @@ func NewListFavoriteFoldersRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateFavoriteFolderRequest calls the generic CreateFavoriteFolder builder with application/json body
-func NewCreateFavoriteFolderRequest(server string, body CreateFavoriteFolderJSONRequestBody) (*http.Request, error) {
+func NewCreateFavoriteFolderRequest(server string, params *CreateFavoriteFolderParams, body CreateFavoriteFolderJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateFavoriteFolderRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateFavoriteFolderRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateFavoriteFolderRequestWithBody constructs an http.Request for the CreateFavoriteFolder method, with any body, and a specified content type
-func NewCreateFavoriteFolderRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateFavoriteFolderRequestWithBody(server string, params *CreateFavoriteFolderParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -2964,6 +3024,21 @@ func NewCreateFavoriteFolderRequestWithBody(server string, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -2996,7 +3071,7 @@ func NewListFontsRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateFontRequestWithBody constructs an http.Request for the CreateFont method, with any body, and a specified content type
-func NewCreateFontRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateFontRequestWithBody(server string, params *CreateFontParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3020,6 +3095,21 @@ func NewCreateFontRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3212,18 +3302,18 @@ func NewListMusicRequest(server string, params *ListMusicParams) (*http.Request,
 }
 
 // NewCreateMusicTrackRequest calls the generic CreateMusicTrack builder with application/json body
-func NewCreateMusicTrackRequest(server string, body CreateMusicTrackJSONRequestBody) (*http.Request, error) {
+func NewCreateMusicTrackRequest(server string, params *CreateMusicTrackParams, body CreateMusicTrackJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateMusicTrackRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateMusicTrackRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateMusicTrackRequestWithBody constructs an http.Request for the CreateMusicTrack method, with any body, and a specified content type
-func NewCreateMusicTrackRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateMusicTrackRequestWithBody(server string, params *CreateMusicTrackParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3247,6 +3337,21 @@ func NewCreateMusicTrackRequestWithBody(server string, contentType string, body 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3313,18 +3418,18 @@ func NewListProjectServersRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateProjectRequest calls the generic CreateProject builder with application/json body
-func NewCreateProjectRequest(server string, body CreateProjectJSONRequestBody) (*http.Request, error) {
+func NewCreateProjectRequest(server string, params *CreateProjectParams, body CreateProjectJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateProjectRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateProjectRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateProjectRequestWithBody constructs an http.Request for the CreateProject method, with any body, and a specified content type
-func NewCreateProjectRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateProjectRequestWithBody(server string, params *CreateProjectParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3348,6 +3453,21 @@ func NewCreateProjectRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3551,18 +3671,18 @@ func NewCompleteProjectAepUploadRequestWithBody(server string, projectId Project
 }
 
 // NewStartProjectAepUploadRequest calls the generic StartProjectAepUpload builder with application/json body
-func NewStartProjectAepUploadRequest(server string, projectId ProjectId, body StartProjectAepUploadJSONRequestBody) (*http.Request, error) {
+func NewStartProjectAepUploadRequest(server string, projectId ProjectId, params *StartProjectAepUploadParams, body StartProjectAepUploadJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewStartProjectAepUploadRequestWithBody(server, projectId, "application/json", bodyReader)
+	return NewStartProjectAepUploadRequestWithBody(server, projectId, params, "application/json", bodyReader)
 }
 
 // NewStartProjectAepUploadRequestWithBody constructs an http.Request for the StartProjectAepUpload method, with any body, and a specified content type
-func NewStartProjectAepUploadRequestWithBody(server string, projectId ProjectId, contentType string, body io.Reader) (*http.Request, error) {
+func NewStartProjectAepUploadRequestWithBody(server string, projectId ProjectId, params *StartProjectAepUploadParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3593,6 +3713,21 @@ func NewStartProjectAepUploadRequestWithBody(server string, projectId ProjectId,
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3666,18 +3801,18 @@ func NewListPresetStoriesRequest(server string, projectId ProjectId) (*http.Requ
 }
 
 // NewCreatePresetStoryRequest calls the generic CreatePresetStory builder with application/json body
-func NewCreatePresetStoryRequest(server string, projectId ProjectId, body CreatePresetStoryJSONRequestBody) (*http.Request, error) {
+func NewCreatePresetStoryRequest(server string, projectId ProjectId, params *CreatePresetStoryParams, body CreatePresetStoryJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreatePresetStoryRequestWithBody(server, projectId, "application/json", bodyReader)
+	return NewCreatePresetStoryRequestWithBody(server, projectId, params, "application/json", bodyReader)
 }
 
 // NewCreatePresetStoryRequestWithBody constructs an http.Request for the CreatePresetStory method, with any body, and a specified content type
-func NewCreatePresetStoryRequestWithBody(server string, projectId ProjectId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreatePresetStoryRequestWithBody(server string, projectId ProjectId, params *CreatePresetStoryParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3708,6 +3843,21 @@ func NewCreatePresetStoryRequestWithBody(server string, projectId ProjectId, con
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3747,18 +3897,18 @@ func NewListProjectScenesRequest(server string, projectId ProjectId) (*http.Requ
 }
 
 // NewCreateSceneRequest calls the generic CreateScene builder with application/json body
-func NewCreateSceneRequest(server string, projectId ProjectId, body CreateSceneJSONRequestBody) (*http.Request, error) {
+func NewCreateSceneRequest(server string, projectId ProjectId, params *CreateSceneParams, body CreateSceneJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSceneRequestWithBody(server, projectId, "application/json", bodyReader)
+	return NewCreateSceneRequestWithBody(server, projectId, params, "application/json", bodyReader)
 }
 
 // NewCreateSceneRequestWithBody constructs an http.Request for the CreateScene method, with any body, and a specified content type
-func NewCreateSceneRequestWithBody(server string, projectId ProjectId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSceneRequestWithBody(server string, projectId ProjectId, params *CreateSceneParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3789,6 +3939,21 @@ func NewCreateSceneRequestWithBody(server string, projectId ProjectId, contentTy
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3862,18 +4027,18 @@ func NewListSharedLayersRequest(server string, projectId ProjectId) (*http.Reque
 }
 
 // NewCreateSharedLayerRequest calls the generic CreateSharedLayer builder with application/json body
-func NewCreateSharedLayerRequest(server string, projectId ProjectId, body CreateSharedLayerJSONRequestBody) (*http.Request, error) {
+func NewCreateSharedLayerRequest(server string, projectId ProjectId, params *CreateSharedLayerParams, body CreateSharedLayerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSharedLayerRequestWithBody(server, projectId, "application/json", bodyReader)
+	return NewCreateSharedLayerRequestWithBody(server, projectId, params, "application/json", bodyReader)
 }
 
 // NewCreateSharedLayerRequestWithBody constructs an http.Request for the CreateSharedLayer method, with any body, and a specified content type
-func NewCreateSharedLayerRequestWithBody(server string, projectId ProjectId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSharedLayerRequestWithBody(server string, projectId ProjectId, params *CreateSharedLayerParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3904,6 +4069,21 @@ func NewCreateSharedLayerRequestWithBody(server string, projectId ProjectId, con
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4186,18 +4366,18 @@ func NewUpdateSceneRequestWithBody(server string, sceneId SceneId, contentType s
 }
 
 // NewCreateSceneColorRequest calls the generic CreateSceneColor builder with application/json body
-func NewCreateSceneColorRequest(server string, sceneId SceneId, body CreateSceneColorJSONRequestBody) (*http.Request, error) {
+func NewCreateSceneColorRequest(server string, sceneId SceneId, params *CreateSceneColorParams, body CreateSceneColorJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSceneColorRequestWithBody(server, sceneId, "application/json", bodyReader)
+	return NewCreateSceneColorRequestWithBody(server, sceneId, params, "application/json", bodyReader)
 }
 
 // NewCreateSceneColorRequestWithBody constructs an http.Request for the CreateSceneColor method, with any body, and a specified content type
-func NewCreateSceneColorRequestWithBody(server string, sceneId SceneId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSceneColorRequestWithBody(server string, sceneId SceneId, params *CreateSceneColorParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4229,22 +4409,37 @@ func NewCreateSceneColorRequestWithBody(server string, sceneId SceneId, contentT
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCreateSceneContentRequest calls the generic CreateSceneContent builder with application/json body
-func NewCreateSceneContentRequest(server string, sceneId SceneId, body CreateSceneContentJSONRequestBody) (*http.Request, error) {
+func NewCreateSceneContentRequest(server string, sceneId SceneId, params *CreateSceneContentParams, body CreateSceneContentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSceneContentRequestWithBody(server, sceneId, "application/json", bodyReader)
+	return NewCreateSceneContentRequestWithBody(server, sceneId, params, "application/json", bodyReader)
 }
 
 // NewCreateSceneContentRequestWithBody constructs an http.Request for the CreateSceneContent method, with any body, and a specified content type
-func NewCreateSceneContentRequestWithBody(server string, sceneId SceneId, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSceneContentRequestWithBody(server string, sceneId SceneId, params *CreateSceneContentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4275,6 +4470,21 @@ func NewCreateSceneContentRequestWithBody(server string, sceneId SceneId, conten
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4449,7 +4659,7 @@ func NewListSlidesRequest(server string) (*http.Request, error) {
 }
 
 // NewGenerateSvgPreviewRequestWithBody constructs an http.Request for the GenerateSvgPreview method, with any body, and a specified content type
-func NewGenerateSvgPreviewRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewGenerateSvgPreviewRequestWithBody(server string, params *GenerateSvgPreviewParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4473,6 +4683,21 @@ func NewGenerateSvgPreviewRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4899,7 +5124,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /categories (the `CreateCategory` operationId).
-	CreateCategoryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error)
+	CreateCategoryWithBodyWithResponse(ctx context.Context, params *CreateCategoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error)
 
 	// CreateCategoryWithResponse Create a category (Admin)
 	//
@@ -4910,7 +5135,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /categories (the `CreateCategory` operationId).
-	CreateCategoryWithResponse(ctx context.Context, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error)
+	CreateCategoryWithResponse(ctx context.Context, params *CreateCategoryParams, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error)
 
 	// CreateCommentWithBodyWithResponse Post a comment
 	//
@@ -4923,7 +5148,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /comments (the `CreateComment` operationId).
-	CreateCommentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error)
+	CreateCommentWithBodyWithResponse(ctx context.Context, params *CreateCommentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error)
 
 	// CreateCommentWithResponse Post a comment
 	//
@@ -4936,7 +5161,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /comments (the `CreateComment` operationId).
-	CreateCommentWithResponse(ctx context.Context, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error)
+	CreateCommentWithResponse(ctx context.Context, params *CreateCommentParams, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error)
 
 	// CreateContainerWithBodyWithResponse Create a container (Admin)
 	//
@@ -4947,7 +5172,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /containers (the `CreateContainer` operationId).
-	CreateContainerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error)
+	CreateContainerWithBodyWithResponse(ctx context.Context, params *CreateContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error)
 
 	// CreateContainerWithResponse Create a container (Admin)
 	//
@@ -4958,7 +5183,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /containers (the `CreateContainer` operationId).
-	CreateContainerWithResponse(ctx context.Context, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error)
+	CreateContainerWithResponse(ctx context.Context, params *CreateContainerParams, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error)
 
 	// DeleteContainerWithResponse Soft-delete a container (Admin)
 	//
@@ -5044,7 +5269,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-	AddFavoriteContainerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error)
+	AddFavoriteContainerWithBodyWithResponse(ctx context.Context, params *AddFavoriteContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error)
 
 	// AddFavoriteContainerWithResponse Add a template to the caller's favorites
 	//
@@ -5056,7 +5281,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-	AddFavoriteContainerWithResponse(ctx context.Context, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error)
+	AddFavoriteContainerWithResponse(ctx context.Context, params *AddFavoriteContainerParams, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error)
 
 	// ListFavoriteFoldersWithResponse List the caller's favorite folders
 	//
@@ -5074,7 +5299,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-	CreateFavoriteFolderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error)
+	CreateFavoriteFolderWithBodyWithResponse(ctx context.Context, params *CreateFavoriteFolderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error)
 
 	// CreateFavoriteFolderWithResponse Create a favorite folder
 	//
@@ -5083,7 +5308,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-	CreateFavoriteFolderWithResponse(ctx context.Context, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error)
+	CreateFavoriteFolderWithResponse(ctx context.Context, params *CreateFavoriteFolderParams, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error)
 
 	// ListFontsWithResponse List fonts
 	//
@@ -5104,7 +5329,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /fonts (the `CreateFont` operationId).
-	CreateFontWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFontResponse, error)
+	CreateFontWithBodyWithResponse(ctx context.Context, params *CreateFontParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFontResponse, error)
 
 	// DeleteFontWithResponse Delete a font (Admin)
 	//
@@ -5143,7 +5368,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /music (the `CreateMusicTrack` operationId).
-	CreateMusicTrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error)
+	CreateMusicTrackWithBodyWithResponse(ctx context.Context, params *CreateMusicTrackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error)
 
 	// CreateMusicTrackWithResponse Create a music track (Admin)
 	//
@@ -5153,7 +5378,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /music (the `CreateMusicTrack` operationId).
-	CreateMusicTrackWithResponse(ctx context.Context, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error)
+	CreateMusicTrackWithResponse(ctx context.Context, params *CreateMusicTrackParams, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error)
 
 	// GetPresetStoryWithResponse Get a preset story with its scenes
 	//
@@ -5180,7 +5405,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects (the `CreateProject` operationId).
-	CreateProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error)
+	CreateProjectWithBodyWithResponse(ctx context.Context, params *CreateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error)
 
 	// CreateProjectWithResponse Create a project (Admin)
 	//
@@ -5190,7 +5415,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects (the `CreateProject` operationId).
-	CreateProjectWithResponse(ctx context.Context, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error)
+	CreateProjectWithResponse(ctx context.Context, params *CreateProjectParams, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error)
 
 	// DeleteProjectWithResponse Delete a project (Admin)
 	//
@@ -5284,7 +5509,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-	StartProjectAepUploadWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error)
+	StartProjectAepUploadWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error)
 
 	// StartProjectAepUploadWithResponse Start a multipart upload of a large AEP file (Admin)
 	//
@@ -5300,7 +5525,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-	StartProjectAepUploadWithResponse(ctx context.Context, projectId ProjectId, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error)
+	StartProjectAepUploadWithResponse(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error)
 
 	// GetProjectFullWithResponse Get a project with all its scenes, elements and presets
 	//
@@ -5330,7 +5555,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-	CreatePresetStoryWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error)
+	CreatePresetStoryWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error)
 
 	// CreatePresetStoryWithResponse Create a preset story (Admin)
 	//
@@ -5342,7 +5567,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-	CreatePresetStoryWithResponse(ctx context.Context, projectId ProjectId, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error)
+	CreatePresetStoryWithResponse(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error)
 
 	// ListProjectScenesWithResponse List the scenes of a project
 	//
@@ -5362,7 +5587,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-	CreateSceneWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error)
+	CreateSceneWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreateSceneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error)
 
 	// CreateSceneWithResponse Create a scene (Admin)
 	//
@@ -5373,7 +5598,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-	CreateSceneWithResponse(ctx context.Context, projectId ProjectId, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error)
+	CreateSceneWithResponse(ctx context.Context, projectId ProjectId, params *CreateSceneParams, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error)
 
 	// ListSharedColorsWithResponse List the shared colours of a project
 	//
@@ -5398,7 +5623,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-	CreateSharedLayerWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error)
+	CreateSharedLayerWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error)
 
 	// CreateSharedLayerWithResponse Create a shared layer (Admin)
 	//
@@ -5409,7 +5634,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-	CreateSharedLayerWithResponse(ctx context.Context, projectId ProjectId, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error)
+	CreateSharedLayerWithResponse(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error)
 
 	// DeleteSceneColorWithResponse Delete a colour element (Admin)
 	//
@@ -5508,7 +5733,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-	CreateSceneColorWithBodyWithResponse(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error)
+	CreateSceneColorWithBodyWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error)
 
 	// CreateSceneColorWithResponse Create a colour element (Admin)
 	//
@@ -5519,7 +5744,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-	CreateSceneColorWithResponse(ctx context.Context, sceneId SceneId, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error)
+	CreateSceneColorWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error)
 
 	// CreateSceneContentWithBodyWithResponse Create a content element (Admin)
 	//
@@ -5531,7 +5756,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-	CreateSceneContentWithBodyWithResponse(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error)
+	CreateSceneContentWithBodyWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error)
 
 	// CreateSceneContentWithResponse Create a content element (Admin)
 	//
@@ -5543,7 +5768,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-	CreateSceneContentWithResponse(ctx context.Context, sceneId SceneId, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error)
+	CreateSceneContentWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error)
 
 	// GetSceneElementsWithResponse Get the elements of a scene
 	//
@@ -5622,7 +5847,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /svg-previews/generate (the `GenerateSvgPreview` operationId).
-	GenerateSvgPreviewWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateSvgPreviewResponse, error)
+	GenerateSvgPreviewWithBodyWithResponse(ctx context.Context, params *GenerateSvgPreviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateSvgPreviewResponse, error)
 
 	// GetSvgPreviewWithResponse Get an SVG preview and its status
 	//
@@ -9791,8 +10016,8 @@ func (c *ClientWithResponses) ListCategoriesWithResponse(ctx context.Context, re
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /categories (the `CreateCategory` operationId).
-func (c *ClientWithResponses) CreateCategoryWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error) {
-	rsp, err := c.CreateCategoryWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateCategoryWithBodyWithResponse(ctx context.Context, params *CreateCategoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error) {
+	rsp, err := c.CreateCategoryWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9808,8 +10033,8 @@ func (c *ClientWithResponses) CreateCategoryWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /categories (the `CreateCategory` operationId).
-func (c *ClientWithResponses) CreateCategoryWithResponse(ctx context.Context, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error) {
-	rsp, err := c.CreateCategory(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateCategoryWithResponse(ctx context.Context, params *CreateCategoryParams, body CreateCategoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCategoryResponse, error) {
+	rsp, err := c.CreateCategory(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9827,8 +10052,8 @@ func (c *ClientWithResponses) CreateCategoryWithResponse(ctx context.Context, bo
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /comments (the `CreateComment` operationId).
-func (c *ClientWithResponses) CreateCommentWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error) {
-	rsp, err := c.CreateCommentWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateCommentWithBodyWithResponse(ctx context.Context, params *CreateCommentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error) {
+	rsp, err := c.CreateCommentWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9846,8 +10071,8 @@ func (c *ClientWithResponses) CreateCommentWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /comments (the `CreateComment` operationId).
-func (c *ClientWithResponses) CreateCommentWithResponse(ctx context.Context, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error) {
-	rsp, err := c.CreateComment(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateCommentWithResponse(ctx context.Context, params *CreateCommentParams, body CreateCommentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateCommentResponse, error) {
+	rsp, err := c.CreateComment(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9863,8 +10088,8 @@ func (c *ClientWithResponses) CreateCommentWithResponse(ctx context.Context, bod
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /containers (the `CreateContainer` operationId).
-func (c *ClientWithResponses) CreateContainerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error) {
-	rsp, err := c.CreateContainerWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateContainerWithBodyWithResponse(ctx context.Context, params *CreateContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error) {
+	rsp, err := c.CreateContainerWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -9880,8 +10105,8 @@ func (c *ClientWithResponses) CreateContainerWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /containers (the `CreateContainer` operationId).
-func (c *ClientWithResponses) CreateContainerWithResponse(ctx context.Context, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error) {
-	rsp, err := c.CreateContainer(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateContainerWithResponse(ctx context.Context, params *CreateContainerParams, body CreateContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateContainerResponse, error) {
+	rsp, err := c.CreateContainer(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10014,8 +10239,8 @@ func (c *ClientWithResponses) RemoveFavoriteContainerWithResponse(ctx context.Co
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-func (c *ClientWithResponses) AddFavoriteContainerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error) {
-	rsp, err := c.AddFavoriteContainerWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) AddFavoriteContainerWithBodyWithResponse(ctx context.Context, params *AddFavoriteContainerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error) {
+	rsp, err := c.AddFavoriteContainerWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10032,8 +10257,8 @@ func (c *ClientWithResponses) AddFavoriteContainerWithBodyWithResponse(ctx conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /favorites/containers (the `AddFavoriteContainer` operationId).
-func (c *ClientWithResponses) AddFavoriteContainerWithResponse(ctx context.Context, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error) {
-	rsp, err := c.AddFavoriteContainer(ctx, body, reqEditors...)
+func (c *ClientWithResponses) AddFavoriteContainerWithResponse(ctx context.Context, params *AddFavoriteContainerParams, body AddFavoriteContainerJSONRequestBody, reqEditors ...RequestEditorFn) (*AddFavoriteContainerResponse, error) {
+	rsp, err := c.AddFavoriteContainer(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10062,8 +10287,8 @@ func (c *ClientWithResponses) ListFavoriteFoldersWithResponse(ctx context.Contex
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-func (c *ClientWithResponses) CreateFavoriteFolderWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error) {
-	rsp, err := c.CreateFavoriteFolderWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateFavoriteFolderWithBodyWithResponse(ctx context.Context, params *CreateFavoriteFolderParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error) {
+	rsp, err := c.CreateFavoriteFolderWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10077,8 +10302,8 @@ func (c *ClientWithResponses) CreateFavoriteFolderWithBodyWithResponse(ctx conte
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /favorites/folders (the `CreateFavoriteFolder` operationId).
-func (c *ClientWithResponses) CreateFavoriteFolderWithResponse(ctx context.Context, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error) {
-	rsp, err := c.CreateFavoriteFolder(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateFavoriteFolderWithResponse(ctx context.Context, params *CreateFavoriteFolderParams, body CreateFavoriteFolderJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateFavoriteFolderResponse, error) {
+	rsp, err := c.CreateFavoriteFolder(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10110,8 +10335,8 @@ func (c *ClientWithResponses) ListFontsWithResponse(ctx context.Context, reqEdit
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /fonts (the `CreateFont` operationId).
-func (c *ClientWithResponses) CreateFontWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFontResponse, error) {
-	rsp, err := c.CreateFontWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateFontWithBodyWithResponse(ctx context.Context, params *CreateFontParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateFontResponse, error) {
+	rsp, err := c.CreateFontWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10173,8 +10398,8 @@ func (c *ClientWithResponses) ListMusicWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /music (the `CreateMusicTrack` operationId).
-func (c *ClientWithResponses) CreateMusicTrackWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error) {
-	rsp, err := c.CreateMusicTrackWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateMusicTrackWithBodyWithResponse(ctx context.Context, params *CreateMusicTrackParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error) {
+	rsp, err := c.CreateMusicTrackWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10189,8 +10414,8 @@ func (c *ClientWithResponses) CreateMusicTrackWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /music (the `CreateMusicTrack` operationId).
-func (c *ClientWithResponses) CreateMusicTrackWithResponse(ctx context.Context, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error) {
-	rsp, err := c.CreateMusicTrack(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateMusicTrackWithResponse(ctx context.Context, params *CreateMusicTrackParams, body CreateMusicTrackJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateMusicTrackResponse, error) {
+	rsp, err := c.CreateMusicTrack(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10234,8 +10459,8 @@ func (c *ClientWithResponses) ListProjectServersWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects (the `CreateProject` operationId).
-func (c *ClientWithResponses) CreateProjectWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error) {
-	rsp, err := c.CreateProjectWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateProjectWithBodyWithResponse(ctx context.Context, params *CreateProjectParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error) {
+	rsp, err := c.CreateProjectWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10250,8 +10475,8 @@ func (c *ClientWithResponses) CreateProjectWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects (the `CreateProject` operationId).
-func (c *ClientWithResponses) CreateProjectWithResponse(ctx context.Context, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error) {
-	rsp, err := c.CreateProject(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateProjectWithResponse(ctx context.Context, params *CreateProjectParams, body CreateProjectJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProjectResponse, error) {
+	rsp, err := c.CreateProject(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10392,8 +10617,8 @@ func (c *ClientWithResponses) CompleteProjectAepUploadWithResponse(ctx context.C
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-func (c *ClientWithResponses) StartProjectAepUploadWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error) {
-	rsp, err := c.StartProjectAepUploadWithBody(ctx, projectId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) StartProjectAepUploadWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error) {
+	rsp, err := c.StartProjectAepUploadWithBody(ctx, projectId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10414,8 +10639,8 @@ func (c *ClientWithResponses) StartProjectAepUploadWithBodyWithResponse(ctx cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/aep/start-upload (the `StartProjectAepUpload` operationId).
-func (c *ClientWithResponses) StartProjectAepUploadWithResponse(ctx context.Context, projectId ProjectId, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error) {
-	rsp, err := c.StartProjectAepUpload(ctx, projectId, body, reqEditors...)
+func (c *ClientWithResponses) StartProjectAepUploadWithResponse(ctx context.Context, projectId ProjectId, params *StartProjectAepUploadParams, body StartProjectAepUploadJSONRequestBody, reqEditors ...RequestEditorFn) (*StartProjectAepUploadResponse, error) {
+	rsp, err := c.StartProjectAepUpload(ctx, projectId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10462,8 +10687,8 @@ func (c *ClientWithResponses) ListPresetStoriesWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-func (c *ClientWithResponses) CreatePresetStoryWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error) {
-	rsp, err := c.CreatePresetStoryWithBody(ctx, projectId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreatePresetStoryWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error) {
+	rsp, err := c.CreatePresetStoryWithBody(ctx, projectId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10480,8 +10705,8 @@ func (c *ClientWithResponses) CreatePresetStoryWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/preset-stories (the `CreatePresetStory` operationId).
-func (c *ClientWithResponses) CreatePresetStoryWithResponse(ctx context.Context, projectId ProjectId, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error) {
-	rsp, err := c.CreatePresetStory(ctx, projectId, body, reqEditors...)
+func (c *ClientWithResponses) CreatePresetStoryWithResponse(ctx context.Context, projectId ProjectId, params *CreatePresetStoryParams, body CreatePresetStoryJSONRequestBody, reqEditors ...RequestEditorFn) (*CreatePresetStoryResponse, error) {
+	rsp, err := c.CreatePresetStory(ctx, projectId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10512,8 +10737,8 @@ func (c *ClientWithResponses) ListProjectScenesWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-func (c *ClientWithResponses) CreateSceneWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error) {
-	rsp, err := c.CreateSceneWithBody(ctx, projectId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreateSceneParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error) {
+	rsp, err := c.CreateSceneWithBody(ctx, projectId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10529,8 +10754,8 @@ func (c *ClientWithResponses) CreateSceneWithBodyWithResponse(ctx context.Contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/scenes (the `CreateScene` operationId).
-func (c *ClientWithResponses) CreateSceneWithResponse(ctx context.Context, projectId ProjectId, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error) {
-	rsp, err := c.CreateScene(ctx, projectId, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneWithResponse(ctx context.Context, projectId ProjectId, params *CreateSceneParams, body CreateSceneJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneResponse, error) {
+	rsp, err := c.CreateScene(ctx, projectId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10572,8 +10797,8 @@ func (c *ClientWithResponses) ListSharedLayersWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-func (c *ClientWithResponses) CreateSharedLayerWithBodyWithResponse(ctx context.Context, projectId ProjectId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error) {
-	rsp, err := c.CreateSharedLayerWithBody(ctx, projectId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSharedLayerWithBodyWithResponse(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error) {
+	rsp, err := c.CreateSharedLayerWithBody(ctx, projectId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10589,8 +10814,8 @@ func (c *ClientWithResponses) CreateSharedLayerWithBodyWithResponse(ctx context.
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /projects/{project_id}/shared-layers (the `CreateSharedLayer` operationId).
-func (c *ClientWithResponses) CreateSharedLayerWithResponse(ctx context.Context, projectId ProjectId, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error) {
-	rsp, err := c.CreateSharedLayer(ctx, projectId, body, reqEditors...)
+func (c *ClientWithResponses) CreateSharedLayerWithResponse(ctx context.Context, projectId ProjectId, params *CreateSharedLayerParams, body CreateSharedLayerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSharedLayerResponse, error) {
+	rsp, err := c.CreateSharedLayer(ctx, projectId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10754,8 +10979,8 @@ func (c *ClientWithResponses) UpdateSceneWithResponse(ctx context.Context, scene
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-func (c *ClientWithResponses) CreateSceneColorWithBodyWithResponse(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error) {
-	rsp, err := c.CreateSceneColorWithBody(ctx, sceneId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneColorWithBodyWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error) {
+	rsp, err := c.CreateSceneColorWithBody(ctx, sceneId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10771,8 +10996,8 @@ func (c *ClientWithResponses) CreateSceneColorWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /scenes/{scene_id}/colors (the `CreateSceneColor` operationId).
-func (c *ClientWithResponses) CreateSceneColorWithResponse(ctx context.Context, sceneId SceneId, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error) {
-	rsp, err := c.CreateSceneColor(ctx, sceneId, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneColorWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneColorParams, body CreateSceneColorJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneColorResponse, error) {
+	rsp, err := c.CreateSceneColor(ctx, sceneId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10789,8 +11014,8 @@ func (c *ClientWithResponses) CreateSceneColorWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-func (c *ClientWithResponses) CreateSceneContentWithBodyWithResponse(ctx context.Context, sceneId SceneId, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error) {
-	rsp, err := c.CreateSceneContentWithBody(ctx, sceneId, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneContentWithBodyWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error) {
+	rsp, err := c.CreateSceneContentWithBody(ctx, sceneId, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10807,8 +11032,8 @@ func (c *ClientWithResponses) CreateSceneContentWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /scenes/{scene_id}/contents (the `CreateSceneContent` operationId).
-func (c *ClientWithResponses) CreateSceneContentWithResponse(ctx context.Context, sceneId SceneId, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error) {
-	rsp, err := c.CreateSceneContent(ctx, sceneId, body, reqEditors...)
+func (c *ClientWithResponses) CreateSceneContentWithResponse(ctx context.Context, sceneId SceneId, params *CreateSceneContentParams, body CreateSceneContentJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSceneContentResponse, error) {
+	rsp, err := c.CreateSceneContent(ctx, sceneId, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10928,8 +11153,8 @@ func (c *ClientWithResponses) ListSlidesWithResponse(ctx context.Context, reqEdi
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /svg-previews/generate (the `GenerateSvgPreview` operationId).
-func (c *ClientWithResponses) GenerateSvgPreviewWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateSvgPreviewResponse, error) {
-	rsp, err := c.GenerateSvgPreviewWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) GenerateSvgPreviewWithBodyWithResponse(ctx context.Context, params *GenerateSvgPreviewParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*GenerateSvgPreviewResponse, error) {
+	rsp, err := c.GenerateSvgPreviewWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

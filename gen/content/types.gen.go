@@ -1084,6 +1084,9 @@ type ContainerId = openapi_types.UUID
 // ElementId defines model for ElementId.
 type ElementId = openapi_types.UUID
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // Page defines model for Page.
 type Page = int
 
@@ -1129,10 +1132,94 @@ type ListBlogsParams struct {
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
 }
 
+// CreateCategoryParams defines parameters for CreateCategory.
+type CreateCategoryParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateCommentParams defines parameters for CreateComment.
+type CreateCommentParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateContainerParams defines parameters for CreateContainer.
+type CreateContainerParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // RemoveFavoriteContainerParams defines parameters for RemoveFavoriteContainer.
 type RemoveFavoriteContainerParams struct {
 	// ContainerId The template (container) to remove.
 	ContainerId openapi_types.UUID `form:"container_id" json:"container_id"`
+}
+
+// AddFavoriteContainerParams defines parameters for AddFavoriteContainer.
+type AddFavoriteContainerParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateFavoriteFolderParams defines parameters for CreateFavoriteFolder.
+type CreateFavoriteFolderParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateFontParams defines parameters for CreateFont.
+type CreateFontParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListMusicParams defines parameters for ListMusic.
@@ -1157,6 +1244,132 @@ type ListMusicParams struct {
 
 	// PageSize Items per page (maximum 100).
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
+}
+
+// CreateMusicTrackParams defines parameters for CreateMusicTrack.
+type CreateMusicTrackParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateProjectParams defines parameters for CreateProject.
+type CreateProjectParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// StartProjectAepUploadParams defines parameters for StartProjectAepUpload.
+type StartProjectAepUploadParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreatePresetStoryParams defines parameters for CreatePresetStory.
+type CreatePresetStoryParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSceneParams defines parameters for CreateScene.
+type CreateSceneParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSharedLayerParams defines parameters for CreateSharedLayer.
+type CreateSharedLayerParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSceneColorParams defines parameters for CreateSceneColor.
+type CreateSceneColorParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSceneContentParams defines parameters for CreateSceneContent.
+type CreateSceneContentParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// GenerateSvgPreviewParams defines parameters for GenerateSvgPreview.
+type GenerateSvgPreviewParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTemplatesParams defines parameters for ListTemplates.

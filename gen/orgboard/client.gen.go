@@ -165,7 +165,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-	ForkAgentProfileWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ForkAgentProfileWithBody(ctx context.Context, id Id, params *ForkAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ForkAgentProfile Fork a profile
 	//
@@ -178,7 +178,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-	ForkAgentProfile(ctx context.Context, id Id, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ForkAgentProfile(ctx context.Context, id Id, params *ForkAgentProfileParams, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InstallAgentProfileWithBody Install a profile from the marketplace
 	//
@@ -191,7 +191,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-	InstallAgentProfileWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InstallAgentProfileWithBody(ctx context.Context, id Id, params *InstallAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// InstallAgentProfile Install a profile from the marketplace
 	//
@@ -204,7 +204,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-	InstallAgentProfile(ctx context.Context, id Id, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	InstallAgentProfile(ctx context.Context, id Id, params *InstallAgentProfileParams, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PublishAgentProfileWithBody Publish a profile
 	//
@@ -269,7 +269,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-	PrepareAgentRunWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PrepareAgentRunWithBody(ctx context.Context, params *PrepareAgentRunParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// PrepareAgentRun Prepare an agent run for a task
 	//
@@ -284,7 +284,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-	PrepareAgentRun(ctx context.Context, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	PrepareAgentRun(ctx context.Context, params *PrepareAgentRunParams, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetAgentRun Get an agent run
 	//
@@ -326,7 +326,7 @@ type ClientInterface interface {
 	// becomes failed and the response is 502. Audited as agent_run.executed.
 	//
 	// Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
-	ExecuteAgentRun(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CallAgentToolWithBody Governed tool call
 	//
@@ -342,7 +342,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-	CallAgentToolWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CallAgentToolWithBody(ctx context.Context, id Id, params *CallAgentToolParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CallAgentTool Governed tool call
 	//
@@ -358,7 +358,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-	CallAgentTool(ctx context.Context, id Id, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CallAgentTool(ctx context.Context, id Id, params *CallAgentToolParams, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListApiConfigs List model connections
 	//
@@ -380,7 +380,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-	CreateApiConfigWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateApiConfigWithBody(ctx context.Context, params *CreateApiConfigParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateApiConfig Create a model connection
 	//
@@ -395,7 +395,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-	CreateApiConfig(ctx context.Context, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateApiConfig(ctx context.Context, params *CreateApiConfigParams, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteApiConfig Delete a model connection
 	//
@@ -440,7 +440,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-	CreateDivisionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDivisionWithBody(ctx context.Context, params *CreateDivisionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateDivision Create a division
 	//
@@ -452,7 +452,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-	CreateDivision(ctx context.Context, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateDivision(ctx context.Context, params *CreateDivisionParams, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// AcceptInvitationWithBody Accept an invitation
 	//
@@ -496,7 +496,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-	CreateOrganizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateOrganizationWithBody(ctx context.Context, params *CreateOrganizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateOrganization Create an organization
 	//
@@ -506,7 +506,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-	CreateOrganization(ctx context.Context, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateOrganization(ctx context.Context, params *CreateOrganizationParams, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetOrganization Get an organization
 	//
@@ -532,7 +532,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-	CreateInvitationWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateInvitationWithBody(ctx context.Context, id Id, params *CreateInvitationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateInvitation Invite a user to an organization
 	//
@@ -544,7 +544,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-	CreateInvitation(ctx context.Context, id Id, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateInvitation(ctx context.Context, id Id, params *CreateInvitationParams, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListOrganizationMembers List the members of an organization
 	//
@@ -570,7 +570,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-	CreateProductWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateProductWithBody(ctx context.Context, params *CreateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateProduct Create a product or service
 	//
@@ -582,7 +582,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-	CreateProduct(ctx context.Context, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateProduct(ctx context.Context, params *CreateProductParams, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetProduct Get a product
 	//
@@ -607,7 +607,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-	CreateSeatWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSeatWithBody(ctx context.Context, params *CreateSeatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateSeat Create a seat
 	//
@@ -618,7 +618,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-	CreateSeat(ctx context.Context, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateSeat(ctx context.Context, params *CreateSeatParams, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetSeatAgent Read the seat's agent
 	//
@@ -643,7 +643,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-	ConfigureSeatAgentWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ConfigureSeatAgentWithBody(ctx context.Context, id Id, params *ConfigureSeatAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ConfigureSeatAgent Configure the agent of a seat
 	//
@@ -661,7 +661,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-	ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ConfigureSeatAgent(ctx context.Context, id Id, params *ConfigureSeatAgentParams, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTaskWithBody Create a task
 	//
@@ -672,7 +672,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-	CreateTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTaskWithBody(ctx context.Context, params *CreateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTask Create a task
 	//
@@ -683,7 +683,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-	CreateTask(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTask(ctx context.Context, params *CreateTaskParams, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTask Get a task
 	//
@@ -756,7 +756,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-	CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTeamWithBody(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateTeam Create a team
 	//
@@ -767,7 +767,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-	CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateTeam(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetTeam Get a team
 	//
@@ -816,7 +816,7 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-	CreateToolServerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateToolServerWithBody(ctx context.Context, params *CreateToolServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateToolServer Register a tool server
 	//
@@ -829,7 +829,7 @@ type ClientInterface interface {
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-	CreateToolServer(ctx context.Context, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateToolServer(ctx context.Context, params *CreateToolServerParams, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteToolServer Delete a tool server
 	//
@@ -1014,8 +1014,8 @@ func (c *Client) GetAgentProfile(ctx context.Context, id Id, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-func (c *Client) ForkAgentProfileWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewForkAgentProfileRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) ForkAgentProfileWithBody(ctx context.Context, id Id, params *ForkAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForkAgentProfileRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1037,8 +1037,8 @@ func (c *Client) ForkAgentProfileWithBody(ctx context.Context, id Id, contentTyp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-func (c *Client) ForkAgentProfile(ctx context.Context, id Id, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewForkAgentProfileRequest(c.Server, id, body)
+func (c *Client) ForkAgentProfile(ctx context.Context, id Id, params *ForkAgentProfileParams, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewForkAgentProfileRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1060,8 +1060,8 @@ func (c *Client) ForkAgentProfile(ctx context.Context, id Id, body ForkAgentProf
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-func (c *Client) InstallAgentProfileWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallAgentProfileRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) InstallAgentProfileWithBody(ctx context.Context, id Id, params *InstallAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallAgentProfileRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1083,8 +1083,8 @@ func (c *Client) InstallAgentProfileWithBody(ctx context.Context, id Id, content
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-func (c *Client) InstallAgentProfile(ctx context.Context, id Id, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewInstallAgentProfileRequest(c.Server, id, body)
+func (c *Client) InstallAgentProfile(ctx context.Context, id Id, params *InstallAgentProfileParams, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewInstallAgentProfileRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1208,8 +1208,8 @@ func (c *Client) ListAgentRuns(ctx context.Context, params *ListAgentRunsParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-func (c *Client) PrepareAgentRunWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPrepareAgentRunRequestWithBody(c.Server, contentType, body)
+func (c *Client) PrepareAgentRunWithBody(ctx context.Context, params *PrepareAgentRunParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPrepareAgentRunRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1233,8 +1233,8 @@ func (c *Client) PrepareAgentRunWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-func (c *Client) PrepareAgentRun(ctx context.Context, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewPrepareAgentRunRequest(c.Server, body)
+func (c *Client) PrepareAgentRun(ctx context.Context, params *PrepareAgentRunParams, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewPrepareAgentRunRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1315,8 +1315,8 @@ func (c *Client) ApproveAgentRun(ctx context.Context, id Id, body ApproveAgentRu
 // becomes failed and the response is 502. Audited as agent_run.executed.
 //
 // Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
-func (c *Client) ExecuteAgentRun(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewExecuteAgentRunRequest(c.Server, id)
+func (c *Client) ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewExecuteAgentRunRequest(c.Server, id, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1341,8 +1341,8 @@ func (c *Client) ExecuteAgentRun(ctx context.Context, id Id, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-func (c *Client) CallAgentToolWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCallAgentToolRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) CallAgentToolWithBody(ctx context.Context, id Id, params *CallAgentToolParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCallAgentToolRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1367,8 +1367,8 @@ func (c *Client) CallAgentToolWithBody(ctx context.Context, id Id, contentType s
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-func (c *Client) CallAgentTool(ctx context.Context, id Id, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCallAgentToolRequest(c.Server, id, body)
+func (c *Client) CallAgentTool(ctx context.Context, id Id, params *CallAgentToolParams, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCallAgentToolRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1409,8 +1409,8 @@ func (c *Client) ListApiConfigs(ctx context.Context, params *ListApiConfigsParam
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-func (c *Client) CreateApiConfigWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateApiConfigRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateApiConfigWithBody(ctx context.Context, params *CreateApiConfigParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiConfigRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1434,8 +1434,8 @@ func (c *Client) CreateApiConfigWithBody(ctx context.Context, contentType string
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-func (c *Client) CreateApiConfig(ctx context.Context, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateApiConfigRequest(c.Server, body)
+func (c *Client) CreateApiConfig(ctx context.Context, params *CreateApiConfigParams, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateApiConfigRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1529,8 +1529,8 @@ func (c *Client) ListDivisions(ctx context.Context, params *ListDivisionsParams,
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-func (c *Client) CreateDivisionWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDivisionRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateDivisionWithBody(ctx context.Context, params *CreateDivisionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDivisionRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1551,8 +1551,8 @@ func (c *Client) CreateDivisionWithBody(ctx context.Context, contentType string,
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-func (c *Client) CreateDivision(ctx context.Context, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateDivisionRequest(c.Server, body)
+func (c *Client) CreateDivision(ctx context.Context, params *CreateDivisionParams, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateDivisionRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1635,8 +1635,8 @@ func (c *Client) ListOrganizations(ctx context.Context, reqEditors ...RequestEdi
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-func (c *Client) CreateOrganizationWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateOrganizationRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateOrganizationWithBody(ctx context.Context, params *CreateOrganizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateOrganizationRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1655,8 +1655,8 @@ func (c *Client) CreateOrganizationWithBody(ctx context.Context, contentType str
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-func (c *Client) CreateOrganization(ctx context.Context, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateOrganizationRequest(c.Server, body)
+func (c *Client) CreateOrganization(ctx context.Context, params *CreateOrganizationParams, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateOrganizationRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1711,8 +1711,8 @@ func (c *Client) ListInvitations(ctx context.Context, id Id, reqEditors ...Reque
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-func (c *Client) CreateInvitationWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateInvitationRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) CreateInvitationWithBody(ctx context.Context, id Id, params *CreateInvitationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1733,8 +1733,8 @@ func (c *Client) CreateInvitationWithBody(ctx context.Context, id Id, contentTyp
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-func (c *Client) CreateInvitation(ctx context.Context, id Id, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateInvitationRequest(c.Server, id, body)
+func (c *Client) CreateInvitation(ctx context.Context, id Id, params *CreateInvitationParams, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateInvitationRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1789,8 +1789,8 @@ func (c *Client) ListProducts(ctx context.Context, params *ListProductsParams, r
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-func (c *Client) CreateProductWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateProductRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateProductWithBody(ctx context.Context, params *CreateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateProductRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1811,8 +1811,8 @@ func (c *Client) CreateProductWithBody(ctx context.Context, contentType string, 
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-func (c *Client) CreateProduct(ctx context.Context, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateProductRequest(c.Server, body)
+func (c *Client) CreateProduct(ctx context.Context, params *CreateProductParams, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateProductRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1866,8 +1866,8 @@ func (c *Client) ListSeats(ctx context.Context, params *ListSeatsParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-func (c *Client) CreateSeatWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSeatRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateSeatWithBody(ctx context.Context, params *CreateSeatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSeatRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1887,8 +1887,8 @@ func (c *Client) CreateSeatWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-func (c *Client) CreateSeat(ctx context.Context, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateSeatRequest(c.Server, body)
+func (c *Client) CreateSeat(ctx context.Context, params *CreateSeatParams, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateSeatRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1932,8 +1932,8 @@ func (c *Client) GetSeatAgent(ctx context.Context, id Id, reqEditors ...RequestE
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-func (c *Client) ConfigureSeatAgentWithBody(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewConfigureSeatAgentRequestWithBody(c.Server, id, contentType, body)
+func (c *Client) ConfigureSeatAgentWithBody(ctx context.Context, id Id, params *ConfigureSeatAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConfigureSeatAgentRequestWithBody(c.Server, id, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1960,8 +1960,8 @@ func (c *Client) ConfigureSeatAgentWithBody(ctx context.Context, id Id, contentT
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-func (c *Client) ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewConfigureSeatAgentRequest(c.Server, id, body)
+func (c *Client) ConfigureSeatAgent(ctx context.Context, id Id, params *ConfigureSeatAgentParams, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewConfigureSeatAgentRequest(c.Server, id, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1981,8 +1981,8 @@ func (c *Client) ConfigureSeatAgent(ctx context.Context, id Id, body ConfigureSe
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-func (c *Client) CreateTaskWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTaskRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateTaskWithBody(ctx context.Context, params *CreateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTaskRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2002,8 +2002,8 @@ func (c *Client) CreateTaskWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-func (c *Client) CreateTask(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTaskRequest(c.Server, body)
+func (c *Client) CreateTask(ctx context.Context, params *CreateTaskParams, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTaskRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2145,8 +2145,8 @@ func (c *Client) ListTeams(ctx context.Context, params *ListTeamsParams, reqEdit
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-func (c *Client) CreateTeamWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTeamRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateTeamWithBody(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2166,8 +2166,8 @@ func (c *Client) CreateTeamWithBody(ctx context.Context, contentType string, bod
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-func (c *Client) CreateTeam(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateTeamRequest(c.Server, body)
+func (c *Client) CreateTeam(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateTeamRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2275,8 +2275,8 @@ func (c *Client) ListToolServers(ctx context.Context, params *ListToolServersPar
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-func (c *Client) CreateToolServerWithBody(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateToolServerRequestWithBody(c.Server, contentType, body)
+func (c *Client) CreateToolServerWithBody(ctx context.Context, params *CreateToolServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateToolServerRequestWithBody(c.Server, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2298,8 +2298,8 @@ func (c *Client) CreateToolServerWithBody(ctx context.Context, contentType strin
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-func (c *Client) CreateToolServer(ctx context.Context, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateToolServerRequest(c.Server, body)
+func (c *Client) CreateToolServer(ctx context.Context, params *CreateToolServerParams, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateToolServerRequest(c.Server, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -2660,6 +2660,21 @@ func NewUploadAgentProfileRequestWithBody(server string, params *UploadAgentProf
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
@@ -2784,18 +2799,18 @@ func NewGetAgentProfileRequest(server string, id Id) (*http.Request, error) {
 }
 
 // NewForkAgentProfileRequest calls the generic ForkAgentProfile builder with application/json body
-func NewForkAgentProfileRequest(server string, id Id, body ForkAgentProfileJSONRequestBody) (*http.Request, error) {
+func NewForkAgentProfileRequest(server string, id Id, params *ForkAgentProfileParams, body ForkAgentProfileJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewForkAgentProfileRequestWithBody(server, id, "application/json", bodyReader)
+	return NewForkAgentProfileRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewForkAgentProfileRequestWithBody constructs an http.Request for the ForkAgentProfile method, with any body, and a specified content type
-func NewForkAgentProfileRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+func NewForkAgentProfileRequestWithBody(server string, id Id, params *ForkAgentProfileParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2827,22 +2842,37 @@ func NewForkAgentProfileRequestWithBody(server string, id Id, contentType string
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewInstallAgentProfileRequest calls the generic InstallAgentProfile builder with application/json body
-func NewInstallAgentProfileRequest(server string, id Id, body InstallAgentProfileJSONRequestBody) (*http.Request, error) {
+func NewInstallAgentProfileRequest(server string, id Id, params *InstallAgentProfileParams, body InstallAgentProfileJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewInstallAgentProfileRequestWithBody(server, id, "application/json", bodyReader)
+	return NewInstallAgentProfileRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewInstallAgentProfileRequestWithBody constructs an http.Request for the InstallAgentProfile method, with any body, and a specified content type
-func NewInstallAgentProfileRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+func NewInstallAgentProfileRequestWithBody(server string, id Id, params *InstallAgentProfileParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2873,6 +2903,21 @@ func NewInstallAgentProfileRequestWithBody(server string, id Id, contentType str
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3066,18 +3111,18 @@ func NewListAgentRunsRequest(server string, params *ListAgentRunsParams) (*http.
 }
 
 // NewPrepareAgentRunRequest calls the generic PrepareAgentRun builder with application/json body
-func NewPrepareAgentRunRequest(server string, body PrepareAgentRunJSONRequestBody) (*http.Request, error) {
+func NewPrepareAgentRunRequest(server string, params *PrepareAgentRunParams, body PrepareAgentRunJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewPrepareAgentRunRequestWithBody(server, "application/json", bodyReader)
+	return NewPrepareAgentRunRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewPrepareAgentRunRequestWithBody constructs an http.Request for the PrepareAgentRun method, with any body, and a specified content type
-func NewPrepareAgentRunRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewPrepareAgentRunRequestWithBody(server string, params *PrepareAgentRunParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3101,6 +3146,21 @@ func NewPrepareAgentRunRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3187,7 +3247,7 @@ func NewApproveAgentRunRequestWithBody(server string, id Id, contentType string,
 }
 
 // NewExecuteAgentRunRequest constructs an http.Request for the ExecuteAgentRun method
-func NewExecuteAgentRunRequest(server string, id Id) (*http.Request, error) {
+func NewExecuteAgentRunRequest(server string, id Id, params *ExecuteAgentRunParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3217,22 +3277,37 @@ func NewExecuteAgentRunRequest(server string, id Id) (*http.Request, error) {
 		return nil, err
 	}
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCallAgentToolRequest calls the generic CallAgentTool builder with application/json body
-func NewCallAgentToolRequest(server string, id Id, body CallAgentToolJSONRequestBody) (*http.Request, error) {
+func NewCallAgentToolRequest(server string, id Id, params *CallAgentToolParams, body CallAgentToolJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCallAgentToolRequestWithBody(server, id, "application/json", bodyReader)
+	return NewCallAgentToolRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewCallAgentToolRequestWithBody constructs an http.Request for the CallAgentTool method, with any body, and a specified content type
-func NewCallAgentToolRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+func NewCallAgentToolRequestWithBody(server string, id Id, params *CallAgentToolParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3263,6 +3338,21 @@ func NewCallAgentToolRequestWithBody(server string, id Id, contentType string, b
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3318,18 +3408,18 @@ func NewListApiConfigsRequest(server string, params *ListApiConfigsParams) (*htt
 }
 
 // NewCreateApiConfigRequest calls the generic CreateApiConfig builder with application/json body
-func NewCreateApiConfigRequest(server string, body CreateApiConfigJSONRequestBody) (*http.Request, error) {
+func NewCreateApiConfigRequest(server string, params *CreateApiConfigParams, body CreateApiConfigJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateApiConfigRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateApiConfigRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateApiConfigRequestWithBody constructs an http.Request for the CreateApiConfig method, with any body, and a specified content type
-func NewCreateApiConfigRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateApiConfigRequestWithBody(server string, params *CreateApiConfigParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3353,6 +3443,21 @@ func NewCreateApiConfigRequestWithBody(server string, contentType string, body i
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3558,18 +3663,18 @@ func NewListDivisionsRequest(server string, params *ListDivisionsParams) (*http.
 }
 
 // NewCreateDivisionRequest calls the generic CreateDivision builder with application/json body
-func NewCreateDivisionRequest(server string, body CreateDivisionJSONRequestBody) (*http.Request, error) {
+func NewCreateDivisionRequest(server string, params *CreateDivisionParams, body CreateDivisionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateDivisionRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateDivisionRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateDivisionRequestWithBody constructs an http.Request for the CreateDivision method, with any body, and a specified content type
-func NewCreateDivisionRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateDivisionRequestWithBody(server string, params *CreateDivisionParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3593,6 +3698,21 @@ func NewCreateDivisionRequestWithBody(server string, contentType string, body io
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3672,18 +3792,18 @@ func NewListOrganizationsRequest(server string) (*http.Request, error) {
 }
 
 // NewCreateOrganizationRequest calls the generic CreateOrganization builder with application/json body
-func NewCreateOrganizationRequest(server string, body CreateOrganizationJSONRequestBody) (*http.Request, error) {
+func NewCreateOrganizationRequest(server string, params *CreateOrganizationParams, body CreateOrganizationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateOrganizationRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateOrganizationRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateOrganizationRequestWithBody constructs an http.Request for the CreateOrganization method, with any body, and a specified content type
-func NewCreateOrganizationRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateOrganizationRequestWithBody(server string, params *CreateOrganizationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3707,6 +3827,21 @@ func NewCreateOrganizationRequestWithBody(server string, contentType string, bod
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3780,18 +3915,18 @@ func NewListInvitationsRequest(server string, id Id) (*http.Request, error) {
 }
 
 // NewCreateInvitationRequest calls the generic CreateInvitation builder with application/json body
-func NewCreateInvitationRequest(server string, id Id, body CreateInvitationJSONRequestBody) (*http.Request, error) {
+func NewCreateInvitationRequest(server string, id Id, params *CreateInvitationParams, body CreateInvitationJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateInvitationRequestWithBody(server, id, "application/json", bodyReader)
+	return NewCreateInvitationRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewCreateInvitationRequestWithBody constructs an http.Request for the CreateInvitation method, with any body, and a specified content type
-func NewCreateInvitationRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateInvitationRequestWithBody(server string, id Id, params *CreateInvitationParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -3822,6 +3957,21 @@ func NewCreateInvitationRequestWithBody(server string, id Id, contentType string
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -3935,18 +4085,18 @@ func NewListProductsRequest(server string, params *ListProductsParams) (*http.Re
 }
 
 // NewCreateProductRequest calls the generic CreateProduct builder with application/json body
-func NewCreateProductRequest(server string, body CreateProductJSONRequestBody) (*http.Request, error) {
+func NewCreateProductRequest(server string, params *CreateProductParams, body CreateProductJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateProductRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateProductRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateProductRequestWithBody constructs an http.Request for the CreateProduct method, with any body, and a specified content type
-func NewCreateProductRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateProductRequestWithBody(server string, params *CreateProductParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -3970,6 +4120,21 @@ func NewCreateProductRequestWithBody(server string, contentType string, body io.
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4059,18 +4224,18 @@ func NewListSeatsRequest(server string, params *ListSeatsParams) (*http.Request,
 }
 
 // NewCreateSeatRequest calls the generic CreateSeat builder with application/json body
-func NewCreateSeatRequest(server string, body CreateSeatJSONRequestBody) (*http.Request, error) {
+func NewCreateSeatRequest(server string, params *CreateSeatParams, body CreateSeatJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateSeatRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateSeatRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateSeatRequestWithBody constructs an http.Request for the CreateSeat method, with any body, and a specified content type
-func NewCreateSeatRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateSeatRequestWithBody(server string, params *CreateSeatParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4094,6 +4259,21 @@ func NewCreateSeatRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4133,18 +4313,18 @@ func NewGetSeatAgentRequest(server string, id Id) (*http.Request, error) {
 }
 
 // NewConfigureSeatAgentRequest calls the generic ConfigureSeatAgent builder with application/json body
-func NewConfigureSeatAgentRequest(server string, id Id, body ConfigureSeatAgentJSONRequestBody) (*http.Request, error) {
+func NewConfigureSeatAgentRequest(server string, id Id, params *ConfigureSeatAgentParams, body ConfigureSeatAgentJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewConfigureSeatAgentRequestWithBody(server, id, "application/json", bodyReader)
+	return NewConfigureSeatAgentRequestWithBody(server, id, params, "application/json", bodyReader)
 }
 
 // NewConfigureSeatAgentRequestWithBody constructs an http.Request for the ConfigureSeatAgent method, with any body, and a specified content type
-func NewConfigureSeatAgentRequestWithBody(server string, id Id, contentType string, body io.Reader) (*http.Request, error) {
+func NewConfigureSeatAgentRequestWithBody(server string, id Id, params *ConfigureSeatAgentParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -4176,22 +4356,37 @@ func NewConfigureSeatAgentRequestWithBody(server string, id Id, contentType stri
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewCreateTaskRequest calls the generic CreateTask builder with application/json body
-func NewCreateTaskRequest(server string, body CreateTaskJSONRequestBody) (*http.Request, error) {
+func NewCreateTaskRequest(server string, params *CreateTaskParams, body CreateTaskJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateTaskRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateTaskRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateTaskRequestWithBody constructs an http.Request for the CreateTask method, with any body, and a specified content type
-func NewCreateTaskRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateTaskRequestWithBody(server string, params *CreateTaskParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4215,6 +4410,21 @@ func NewCreateTaskRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4414,18 +4624,18 @@ func NewListTeamsRequest(server string, params *ListTeamsParams) (*http.Request,
 }
 
 // NewCreateTeamRequest calls the generic CreateTeam builder with application/json body
-func NewCreateTeamRequest(server string, body CreateTeamJSONRequestBody) (*http.Request, error) {
+func NewCreateTeamRequest(server string, params *CreateTeamParams, body CreateTeamJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateTeamRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateTeamRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateTeamRequestWithBody constructs an http.Request for the CreateTeam method, with any body, and a specified content type
-func NewCreateTeamRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateTeamRequestWithBody(server string, params *CreateTeamParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4449,6 +4659,21 @@ func NewCreateTeamRequestWithBody(server string, contentType string, body io.Rea
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -4654,18 +4879,18 @@ func NewListToolServersRequest(server string, params *ListToolServersParams) (*h
 }
 
 // NewCreateToolServerRequest calls the generic CreateToolServer builder with application/json body
-func NewCreateToolServerRequest(server string, body CreateToolServerJSONRequestBody) (*http.Request, error) {
+func NewCreateToolServerRequest(server string, params *CreateToolServerParams, body CreateToolServerJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateToolServerRequestWithBody(server, "application/json", bodyReader)
+	return NewCreateToolServerRequestWithBody(server, params, "application/json", bodyReader)
 }
 
 // NewCreateToolServerRequestWithBody constructs an http.Request for the CreateToolServer method, with any body, and a specified content type
-func NewCreateToolServerRequestWithBody(server string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateToolServerRequestWithBody(server string, params *CreateToolServerParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	serverURL, err := url.Parse(server)
@@ -4689,6 +4914,21 @@ func NewCreateToolServerRequestWithBody(server string, contentType string, body 
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -5003,7 +5243,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-	ForkAgentProfileWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error)
+	ForkAgentProfileWithBodyWithResponse(ctx context.Context, id Id, params *ForkAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error)
 
 	// ForkAgentProfileWithResponse Fork a profile
 	//
@@ -5016,7 +5256,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-	ForkAgentProfileWithResponse(ctx context.Context, id Id, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error)
+	ForkAgentProfileWithResponse(ctx context.Context, id Id, params *ForkAgentProfileParams, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error)
 
 	// InstallAgentProfileWithBodyWithResponse Install a profile from the marketplace
 	//
@@ -5029,7 +5269,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-	InstallAgentProfileWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error)
+	InstallAgentProfileWithBodyWithResponse(ctx context.Context, id Id, params *InstallAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error)
 
 	// InstallAgentProfileWithResponse Install a profile from the marketplace
 	//
@@ -5042,7 +5282,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-	InstallAgentProfileWithResponse(ctx context.Context, id Id, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error)
+	InstallAgentProfileWithResponse(ctx context.Context, id Id, params *InstallAgentProfileParams, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error)
 
 	// PublishAgentProfileWithBodyWithResponse Publish a profile
 	//
@@ -5113,7 +5353,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-	PrepareAgentRunWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error)
+	PrepareAgentRunWithBodyWithResponse(ctx context.Context, params *PrepareAgentRunParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error)
 
 	// PrepareAgentRunWithResponse Prepare an agent run for a task
 	//
@@ -5128,7 +5368,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-	PrepareAgentRunWithResponse(ctx context.Context, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error)
+	PrepareAgentRunWithResponse(ctx context.Context, params *PrepareAgentRunParams, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error)
 
 	// GetAgentRunWithResponse Get an agent run
 	//
@@ -5174,7 +5414,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
-	ExecuteAgentRunWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*ExecuteAgentRunResponse, error)
+	ExecuteAgentRunWithResponse(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*ExecuteAgentRunResponse, error)
 
 	// CallAgentToolWithBodyWithResponse Governed tool call
 	//
@@ -5190,7 +5430,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-	CallAgentToolWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error)
+	CallAgentToolWithBodyWithResponse(ctx context.Context, id Id, params *CallAgentToolParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error)
 
 	// CallAgentToolWithResponse Governed tool call
 	//
@@ -5206,7 +5446,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-	CallAgentToolWithResponse(ctx context.Context, id Id, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error)
+	CallAgentToolWithResponse(ctx context.Context, id Id, params *CallAgentToolParams, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error)
 
 	// ListApiConfigsWithResponse List model connections
 	//
@@ -5230,7 +5470,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-	CreateApiConfigWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error)
+	CreateApiConfigWithBodyWithResponse(ctx context.Context, params *CreateApiConfigParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error)
 
 	// CreateApiConfigWithResponse Create a model connection
 	//
@@ -5245,7 +5485,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-	CreateApiConfigWithResponse(ctx context.Context, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error)
+	CreateApiConfigWithResponse(ctx context.Context, params *CreateApiConfigParams, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error)
 
 	// DeleteApiConfigWithResponse Delete a model connection
 	//
@@ -5298,7 +5538,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-	CreateDivisionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error)
+	CreateDivisionWithBodyWithResponse(ctx context.Context, params *CreateDivisionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error)
 
 	// CreateDivisionWithResponse Create a division
 	//
@@ -5310,7 +5550,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-	CreateDivisionWithResponse(ctx context.Context, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error)
+	CreateDivisionWithResponse(ctx context.Context, params *CreateDivisionParams, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error)
 
 	// AcceptInvitationWithBodyWithResponse Accept an invitation
 	//
@@ -5356,7 +5596,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-	CreateOrganizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error)
+	CreateOrganizationWithBodyWithResponse(ctx context.Context, params *CreateOrganizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error)
 
 	// CreateOrganizationWithResponse Create an organization
 	//
@@ -5366,7 +5606,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-	CreateOrganizationWithResponse(ctx context.Context, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error)
+	CreateOrganizationWithResponse(ctx context.Context, params *CreateOrganizationParams, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error)
 
 	// GetOrganizationWithResponse Get an organization
 	//
@@ -5396,7 +5636,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-	CreateInvitationWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error)
+	CreateInvitationWithBodyWithResponse(ctx context.Context, id Id, params *CreateInvitationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error)
 
 	// CreateInvitationWithResponse Invite a user to an organization
 	//
@@ -5408,7 +5648,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-	CreateInvitationWithResponse(ctx context.Context, id Id, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error)
+	CreateInvitationWithResponse(ctx context.Context, id Id, params *CreateInvitationParams, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error)
 
 	// ListOrganizationMembersWithResponse List the members of an organization
 	//
@@ -5438,7 +5678,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-	CreateProductWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProductResponse, error)
+	CreateProductWithBodyWithResponse(ctx context.Context, params *CreateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProductResponse, error)
 
 	// CreateProductWithResponse Create a product or service
 	//
@@ -5450,7 +5690,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-	CreateProductWithResponse(ctx context.Context, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProductResponse, error)
+	CreateProductWithResponse(ctx context.Context, params *CreateProductParams, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProductResponse, error)
 
 	// GetProductWithResponse Get a product
 	//
@@ -5479,7 +5719,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-	CreateSeatWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error)
+	CreateSeatWithBodyWithResponse(ctx context.Context, params *CreateSeatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error)
 
 	// CreateSeatWithResponse Create a seat
 	//
@@ -5490,7 +5730,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-	CreateSeatWithResponse(ctx context.Context, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error)
+	CreateSeatWithResponse(ctx context.Context, params *CreateSeatParams, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error)
 
 	// GetSeatAgentWithResponse Read the seat's agent
 	//
@@ -5517,7 +5757,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-	ConfigureSeatAgentWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error)
+	ConfigureSeatAgentWithBodyWithResponse(ctx context.Context, id Id, params *ConfigureSeatAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error)
 
 	// ConfigureSeatAgentWithResponse Configure the agent of a seat
 	//
@@ -5535,7 +5775,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-	ConfigureSeatAgentWithResponse(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error)
+	ConfigureSeatAgentWithResponse(ctx context.Context, id Id, params *ConfigureSeatAgentParams, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error)
 
 	// CreateTaskWithBodyWithResponse Create a task
 	//
@@ -5546,7 +5786,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-	CreateTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
+	CreateTaskWithBodyWithResponse(ctx context.Context, params *CreateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
 
 	// CreateTaskWithResponse Create a task
 	//
@@ -5557,7 +5797,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-	CreateTaskWithResponse(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
+	CreateTaskWithResponse(ctx context.Context, params *CreateTaskParams, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error)
 
 	// GetTaskWithResponse Get a task
 	//
@@ -5634,7 +5874,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-	CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+	CreateTeamWithBodyWithResponse(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
 
 	// CreateTeamWithResponse Create a team
 	//
@@ -5645,7 +5885,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-	CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
+	CreateTeamWithResponse(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error)
 
 	// GetTeamWithResponse Get a team
 	//
@@ -5704,7 +5944,7 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-	CreateToolServerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error)
+	CreateToolServerWithBodyWithResponse(ctx context.Context, params *CreateToolServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error)
 
 	// CreateToolServerWithResponse Register a tool server
 	//
@@ -5717,7 +5957,7 @@ type ClientWithResponsesInterface interface {
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-	CreateToolServerWithResponse(ctx context.Context, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error)
+	CreateToolServerWithResponse(ctx context.Context, params *CreateToolServerParams, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error)
 
 	// DeleteToolServerWithResponse Delete a tool server
 	//
@@ -10100,8 +10340,8 @@ func (c *ClientWithResponses) GetAgentProfileWithResponse(ctx context.Context, i
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-func (c *ClientWithResponses) ForkAgentProfileWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error) {
-	rsp, err := c.ForkAgentProfileWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ForkAgentProfileWithBodyWithResponse(ctx context.Context, id Id, params *ForkAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error) {
+	rsp, err := c.ForkAgentProfileWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10119,8 +10359,8 @@ func (c *ClientWithResponses) ForkAgentProfileWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/fork (the `ForkAgentProfile` operationId).
-func (c *ClientWithResponses) ForkAgentProfileWithResponse(ctx context.Context, id Id, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error) {
-	rsp, err := c.ForkAgentProfile(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) ForkAgentProfileWithResponse(ctx context.Context, id Id, params *ForkAgentProfileParams, body ForkAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*ForkAgentProfileResponse, error) {
+	rsp, err := c.ForkAgentProfile(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10138,8 +10378,8 @@ func (c *ClientWithResponses) ForkAgentProfileWithResponse(ctx context.Context, 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-func (c *ClientWithResponses) InstallAgentProfileWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error) {
-	rsp, err := c.InstallAgentProfileWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) InstallAgentProfileWithBodyWithResponse(ctx context.Context, id Id, params *InstallAgentProfileParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error) {
+	rsp, err := c.InstallAgentProfileWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10157,8 +10397,8 @@ func (c *ClientWithResponses) InstallAgentProfileWithBodyWithResponse(ctx contex
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-profiles/{id}/install (the `InstallAgentProfile` operationId).
-func (c *ClientWithResponses) InstallAgentProfileWithResponse(ctx context.Context, id Id, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error) {
-	rsp, err := c.InstallAgentProfile(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) InstallAgentProfileWithResponse(ctx context.Context, id Id, params *InstallAgentProfileParams, body InstallAgentProfileJSONRequestBody, reqEditors ...RequestEditorFn) (*InstallAgentProfileResponse, error) {
+	rsp, err := c.InstallAgentProfile(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10264,8 +10504,8 @@ func (c *ClientWithResponses) ListAgentRunsWithResponse(ctx context.Context, par
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-func (c *ClientWithResponses) PrepareAgentRunWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error) {
-	rsp, err := c.PrepareAgentRunWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) PrepareAgentRunWithBodyWithResponse(ctx context.Context, params *PrepareAgentRunParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error) {
+	rsp, err := c.PrepareAgentRunWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10285,8 +10525,8 @@ func (c *ClientWithResponses) PrepareAgentRunWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-runs (the `PrepareAgentRun` operationId).
-func (c *ClientWithResponses) PrepareAgentRunWithResponse(ctx context.Context, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error) {
-	rsp, err := c.PrepareAgentRun(ctx, body, reqEditors...)
+func (c *ClientWithResponses) PrepareAgentRunWithResponse(ctx context.Context, params *PrepareAgentRunParams, body PrepareAgentRunJSONRequestBody, reqEditors ...RequestEditorFn) (*PrepareAgentRunResponse, error) {
+	rsp, err := c.PrepareAgentRun(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10355,8 +10595,8 @@ func (c *ClientWithResponses) ApproveAgentRunWithResponse(ctx context.Context, i
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
-func (c *ClientWithResponses) ExecuteAgentRunWithResponse(ctx context.Context, id Id, reqEditors ...RequestEditorFn) (*ExecuteAgentRunResponse, error) {
-	rsp, err := c.ExecuteAgentRun(ctx, id, reqEditors...)
+func (c *ClientWithResponses) ExecuteAgentRunWithResponse(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*ExecuteAgentRunResponse, error) {
+	rsp, err := c.ExecuteAgentRun(ctx, id, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10377,8 +10617,8 @@ func (c *ClientWithResponses) ExecuteAgentRunWithResponse(ctx context.Context, i
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-func (c *ClientWithResponses) CallAgentToolWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error) {
-	rsp, err := c.CallAgentToolWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CallAgentToolWithBodyWithResponse(ctx context.Context, id Id, params *CallAgentToolParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error) {
+	rsp, err := c.CallAgentToolWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10399,8 +10639,8 @@ func (c *ClientWithResponses) CallAgentToolWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/agents/{id}/tool-calls (the `CallAgentTool` operationId).
-func (c *ClientWithResponses) CallAgentToolWithResponse(ctx context.Context, id Id, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error) {
-	rsp, err := c.CallAgentTool(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) CallAgentToolWithResponse(ctx context.Context, id Id, params *CallAgentToolParams, body CallAgentToolJSONRequestBody, reqEditors ...RequestEditorFn) (*CallAgentToolResponse, error) {
+	rsp, err := c.CallAgentTool(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10435,8 +10675,8 @@ func (c *ClientWithResponses) ListApiConfigsWithResponse(ctx context.Context, pa
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-func (c *ClientWithResponses) CreateApiConfigWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error) {
-	rsp, err := c.CreateApiConfigWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateApiConfigWithBodyWithResponse(ctx context.Context, params *CreateApiConfigParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error) {
+	rsp, err := c.CreateApiConfigWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10456,8 +10696,8 @@ func (c *ClientWithResponses) CreateApiConfigWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/api-configs (the `CreateApiConfig` operationId).
-func (c *ClientWithResponses) CreateApiConfigWithResponse(ctx context.Context, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error) {
-	rsp, err := c.CreateApiConfig(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateApiConfigWithResponse(ctx context.Context, params *CreateApiConfigParams, body CreateApiConfigJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateApiConfigResponse, error) {
+	rsp, err := c.CreateApiConfig(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10539,8 +10779,8 @@ func (c *ClientWithResponses) ListDivisionsWithResponse(ctx context.Context, par
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-func (c *ClientWithResponses) CreateDivisionWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error) {
-	rsp, err := c.CreateDivisionWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateDivisionWithBodyWithResponse(ctx context.Context, params *CreateDivisionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error) {
+	rsp, err := c.CreateDivisionWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10557,8 +10797,8 @@ func (c *ClientWithResponses) CreateDivisionWithBodyWithResponse(ctx context.Con
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/divisions (the `CreateDivision` operationId).
-func (c *ClientWithResponses) CreateDivisionWithResponse(ctx context.Context, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error) {
-	rsp, err := c.CreateDivision(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateDivisionWithResponse(ctx context.Context, params *CreateDivisionParams, body CreateDivisionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateDivisionResponse, error) {
+	rsp, err := c.CreateDivision(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10627,8 +10867,8 @@ func (c *ClientWithResponses) ListOrganizationsWithResponse(ctx context.Context,
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-func (c *ClientWithResponses) CreateOrganizationWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error) {
-	rsp, err := c.CreateOrganizationWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateOrganizationWithBodyWithResponse(ctx context.Context, params *CreateOrganizationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error) {
+	rsp, err := c.CreateOrganizationWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10643,8 +10883,8 @@ func (c *ClientWithResponses) CreateOrganizationWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/organizations (the `CreateOrganization` operationId).
-func (c *ClientWithResponses) CreateOrganizationWithResponse(ctx context.Context, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error) {
-	rsp, err := c.CreateOrganization(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateOrganizationWithResponse(ctx context.Context, params *CreateOrganizationParams, body CreateOrganizationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateOrganizationResponse, error) {
+	rsp, err := c.CreateOrganization(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10691,8 +10931,8 @@ func (c *ClientWithResponses) ListInvitationsWithResponse(ctx context.Context, i
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-func (c *ClientWithResponses) CreateInvitationWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error) {
-	rsp, err := c.CreateInvitationWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateInvitationWithBodyWithResponse(ctx context.Context, id Id, params *CreateInvitationParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error) {
+	rsp, err := c.CreateInvitationWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10709,8 +10949,8 @@ func (c *ClientWithResponses) CreateInvitationWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/organizations/{id}/invitations (the `CreateInvitation` operationId).
-func (c *ClientWithResponses) CreateInvitationWithResponse(ctx context.Context, id Id, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error) {
-	rsp, err := c.CreateInvitation(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) CreateInvitationWithResponse(ctx context.Context, id Id, params *CreateInvitationParams, body CreateInvitationJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateInvitationResponse, error) {
+	rsp, err := c.CreateInvitation(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10757,8 +10997,8 @@ func (c *ClientWithResponses) ListProductsWithResponse(ctx context.Context, para
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-func (c *ClientWithResponses) CreateProductWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProductResponse, error) {
-	rsp, err := c.CreateProductWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateProductWithBodyWithResponse(ctx context.Context, params *CreateProductParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateProductResponse, error) {
+	rsp, err := c.CreateProductWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10775,8 +11015,8 @@ func (c *ClientWithResponses) CreateProductWithBodyWithResponse(ctx context.Cont
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/products (the `CreateProduct` operationId).
-func (c *ClientWithResponses) CreateProductWithResponse(ctx context.Context, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProductResponse, error) {
-	rsp, err := c.CreateProduct(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateProductWithResponse(ctx context.Context, params *CreateProductParams, body CreateProductJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateProductResponse, error) {
+	rsp, err := c.CreateProduct(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10822,8 +11062,8 @@ func (c *ClientWithResponses) ListSeatsWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-func (c *ClientWithResponses) CreateSeatWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error) {
-	rsp, err := c.CreateSeatWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateSeatWithBodyWithResponse(ctx context.Context, params *CreateSeatParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error) {
+	rsp, err := c.CreateSeatWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10839,8 +11079,8 @@ func (c *ClientWithResponses) CreateSeatWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/seats (the `CreateSeat` operationId).
-func (c *ClientWithResponses) CreateSeatWithResponse(ctx context.Context, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error) {
-	rsp, err := c.CreateSeat(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateSeatWithResponse(ctx context.Context, params *CreateSeatParams, body CreateSeatJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateSeatResponse, error) {
+	rsp, err := c.CreateSeat(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10878,8 +11118,8 @@ func (c *ClientWithResponses) GetSeatAgentWithResponse(ctx context.Context, id I
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-func (c *ClientWithResponses) ConfigureSeatAgentWithBodyWithResponse(ctx context.Context, id Id, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error) {
-	rsp, err := c.ConfigureSeatAgentWithBody(ctx, id, contentType, body, reqEditors...)
+func (c *ClientWithResponses) ConfigureSeatAgentWithBodyWithResponse(ctx context.Context, id Id, params *ConfigureSeatAgentParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error) {
+	rsp, err := c.ConfigureSeatAgentWithBody(ctx, id, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10902,8 +11142,8 @@ func (c *ClientWithResponses) ConfigureSeatAgentWithBodyWithResponse(ctx context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/seats/{id}/agent (the `ConfigureSeatAgent` operationId).
-func (c *ClientWithResponses) ConfigureSeatAgentWithResponse(ctx context.Context, id Id, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error) {
-	rsp, err := c.ConfigureSeatAgent(ctx, id, body, reqEditors...)
+func (c *ClientWithResponses) ConfigureSeatAgentWithResponse(ctx context.Context, id Id, params *ConfigureSeatAgentParams, body ConfigureSeatAgentJSONRequestBody, reqEditors ...RequestEditorFn) (*ConfigureSeatAgentResponse, error) {
+	rsp, err := c.ConfigureSeatAgent(ctx, id, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10919,8 +11159,8 @@ func (c *ClientWithResponses) ConfigureSeatAgentWithResponse(ctx context.Context
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-func (c *ClientWithResponses) CreateTaskWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error) {
-	rsp, err := c.CreateTaskWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateTaskWithBodyWithResponse(ctx context.Context, params *CreateTaskParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error) {
+	rsp, err := c.CreateTaskWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -10936,8 +11176,8 @@ func (c *ClientWithResponses) CreateTaskWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/tasks (the `CreateTask` operationId).
-func (c *ClientWithResponses) CreateTaskWithResponse(ctx context.Context, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error) {
-	rsp, err := c.CreateTask(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateTaskWithResponse(ctx context.Context, params *CreateTaskParams, body CreateTaskJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTaskResponse, error) {
+	rsp, err := c.CreateTask(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11055,8 +11295,8 @@ func (c *ClientWithResponses) ListTeamsWithResponse(ctx context.Context, params 
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
-	rsp, err := c.CreateTeamWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context, params *CreateTeamParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeamWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11072,8 +11312,8 @@ func (c *ClientWithResponses) CreateTeamWithBodyWithResponse(ctx context.Context
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/teams (the `CreateTeam` operationId).
-func (c *ClientWithResponses) CreateTeamWithResponse(ctx context.Context, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
-	rsp, err := c.CreateTeam(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateTeamWithResponse(ctx context.Context, params *CreateTeamParams, body CreateTeamJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateTeamResponse, error) {
+	rsp, err := c.CreateTeam(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11167,8 +11407,8 @@ func (c *ClientWithResponses) ListToolServersWithResponse(ctx context.Context, p
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-func (c *ClientWithResponses) CreateToolServerWithBodyWithResponse(ctx context.Context, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error) {
-	rsp, err := c.CreateToolServerWithBody(ctx, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateToolServerWithBodyWithResponse(ctx context.Context, params *CreateToolServerParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error) {
+	rsp, err := c.CreateToolServerWithBody(ctx, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -11186,8 +11426,8 @@ func (c *ClientWithResponses) CreateToolServerWithBodyWithResponse(ctx context.C
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/orgboard/tool-servers (the `CreateToolServer` operationId).
-func (c *ClientWithResponses) CreateToolServerWithResponse(ctx context.Context, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error) {
-	rsp, err := c.CreateToolServer(ctx, body, reqEditors...)
+func (c *ClientWithResponses) CreateToolServerWithResponse(ctx context.Context, params *CreateToolServerParams, body CreateToolServerJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateToolServerResponse, error) {
+	rsp, err := c.CreateToolServer(ctx, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -1228,6 +1228,9 @@ type WorkItemType string
 // Id defines model for Id.
 type Id = openapi_types.UUID
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // OrganizationIdQuery defines model for OrganizationIdQuery.
 type OrganizationIdQuery = openapi_types.UUID
 
@@ -1304,6 +1307,17 @@ type ListAgentProfilesParams struct {
 type UploadAgentProfileParams struct {
 	// OrganizationId The organization; 404 when the caller is not a member of it.
 	OrganizationId OrganizationIdQuery `form:"organization_id" json:"organization_id"`
+
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListMarketplaceProfilesParams defines parameters for ListMarketplaceProfiles.
@@ -1321,6 +1335,34 @@ type ListMarketplaceProfilesParams struct {
 	PageSize *PageSize `form:"page_size,omitempty" json:"page_size,omitempty"`
 }
 
+// ForkAgentProfileParams defines parameters for ForkAgentProfile.
+type ForkAgentProfileParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// InstallAgentProfileParams defines parameters for InstallAgentProfile.
+type InstallAgentProfileParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListAgentProfileVersionsParams defines parameters for ListAgentProfileVersions.
 type ListAgentProfileVersionsParams struct {
 	// OrganizationId The organization; 404 when the caller is not a member of it.
@@ -1333,10 +1375,66 @@ type ListAgentRunsParams struct {
 	TaskId openapi_types.UUID `form:"task_id" json:"task_id"`
 }
 
+// PrepareAgentRunParams defines parameters for PrepareAgentRun.
+type PrepareAgentRunParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ExecuteAgentRunParams defines parameters for ExecuteAgentRun.
+type ExecuteAgentRunParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CallAgentToolParams defines parameters for CallAgentTool.
+type CallAgentToolParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListApiConfigsParams defines parameters for ListApiConfigs.
 type ListApiConfigsParams struct {
 	// OrganizationId The organization; 404 when the caller is not a member of it.
 	OrganizationId OrganizationIdQuery `form:"organization_id" json:"organization_id"`
+}
+
+// CreateApiConfigParams defines parameters for CreateApiConfig.
+type CreateApiConfigParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetBoardParams defines parameters for GetBoard.
@@ -1360,6 +1458,48 @@ type ListDivisionsParams struct {
 	OrganizationId OrganizationIdQuery `form:"organization_id" json:"organization_id"`
 }
 
+// CreateDivisionParams defines parameters for CreateDivision.
+type CreateDivisionParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateOrganizationParams defines parameters for CreateOrganization.
+type CreateOrganizationParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateInvitationParams defines parameters for CreateInvitation.
+type CreateInvitationParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListProductsParams defines parameters for ListProducts.
 type ListProductsParams struct {
 	// OrganizationId The organization; 404 when the caller is not a member of it.
@@ -1372,10 +1512,66 @@ type ListProductsParams struct {
 	Kind *ProductKind `form:"kind,omitempty" json:"kind,omitempty"`
 }
 
+// CreateProductParams defines parameters for CreateProduct.
+type CreateProductParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListSeatsParams defines parameters for ListSeats.
 type ListSeatsParams struct {
 	// TeamId The team; 404 when the caller is not a member of its organization.
 	TeamId TeamIdQuery `form:"team_id" json:"team_id"`
+}
+
+// CreateSeatParams defines parameters for CreateSeat.
+type CreateSeatParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ConfigureSeatAgentParams defines parameters for ConfigureSeatAgent.
+type ConfigureSeatAgentParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateTaskParams defines parameters for CreateTask.
+type CreateTaskParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListTeamsParams defines parameters for ListTeams.
@@ -1387,10 +1583,38 @@ type ListTeamsParams struct {
 	ProductId *openapi_types.UUID `form:"product_id,omitempty" json:"product_id,omitempty"`
 }
 
+// CreateTeamParams defines parameters for CreateTeam.
+type CreateTeamParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListToolServersParams defines parameters for ListToolServers.
 type ListToolServersParams struct {
 	// OrganizationId The organization; 404 when the caller is not a member of it.
 	OrganizationId OrganizationIdQuery `form:"organization_id" json:"organization_id"`
+}
+
+// CreateToolServerParams defines parameters for CreateToolServer.
+type CreateToolServerParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ForkAgentProfileJSONRequestBody defines body for ForkAgentProfile for application/json ContentType.

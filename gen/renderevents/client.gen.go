@@ -225,7 +225,7 @@ type ClientInterface interface {
 	// deduplicate, and a fresh timestamp and signature. 409 when the endpoint is disabled.
 	//
 	// Corresponds with POST /webhook-deliveries/{delivery_id}/replay (the `ReplayWebhookDelivery` operationId).
-	ReplayWebhookDelivery(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error)
+	ReplayWebhookDelivery(ctx context.Context, deliveryId openapi_types.UUID, params *ReplayWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// ListWebhookEndpoints List webhook endpoints
 	//
@@ -305,7 +305,7 @@ type ClientInterface interface {
 	// Rotating again during the window ends the older secret at once.
 	//
 	// Corresponds with POST /webhook-endpoints/{endpoint_id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
-	RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*http.Response, error)
+	RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListRefundsDue List refunds due
@@ -572,8 +572,8 @@ func (c *Client) GetUser(ctx context.Context, userId openapi_types.UUID, reqEdit
 // deduplicate, and a fresh timestamp and signature. 409 when the endpoint is disabled.
 //
 // Corresponds with POST /webhook-deliveries/{delivery_id}/replay (the `ReplayWebhookDelivery` operationId).
-func (c *Client) ReplayWebhookDelivery(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewReplayWebhookDeliveryRequest(c.Server, deliveryId)
+func (c *Client) ReplayWebhookDelivery(ctx context.Context, deliveryId openapi_types.UUID, params *ReplayWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewReplayWebhookDeliveryRequest(c.Server, deliveryId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -742,8 +742,8 @@ func (c *Client) ListWebhookDeliveries(ctx context.Context, endpointId EndpointI
 // Rotating again during the window ends the older secret at once.
 //
 // Corresponds with POST /webhook-endpoints/{endpoint_id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
-func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, endpointId)
+func (c *Client) RotateWebhookEndpointSecret(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewRotateWebhookEndpointSecretRequest(c.Server, endpointId, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1623,7 +1623,7 @@ func NewGetUserRequest(server string, userId openapi_types.UUID) (*http.Request,
 }
 
 // NewReplayWebhookDeliveryRequest constructs an http.Request for the ReplayWebhookDelivery method
-func NewReplayWebhookDeliveryRequest(server string, deliveryId openapi_types.UUID) (*http.Request, error) {
+func NewReplayWebhookDeliveryRequest(server string, deliveryId openapi_types.UUID, params *ReplayWebhookDeliveryParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1651,6 +1651,21 @@ func NewReplayWebhookDeliveryRequest(server string, deliveryId openapi_types.UUI
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1797,6 +1812,21 @@ func NewCreateWebhookEndpointRequestWithBody(server string, params *CreateWebhoo
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -2002,7 +2032,7 @@ func NewListWebhookDeliveriesRequest(server string, endpointId EndpointId, param
 }
 
 // NewRotateWebhookEndpointSecretRequest constructs an http.Request for the RotateWebhookEndpointSecret method
-func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId) (*http.Request, error) {
+func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId, params *RotateWebhookEndpointSecretParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -2030,6 +2060,21 @@ func NewRotateWebhookEndpointSecretRequest(server string, endpointId EndpointId)
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -2241,7 +2286,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhook-deliveries/{delivery_id}/replay (the `ReplayWebhookDelivery` operationId).
-	ReplayWebhookDeliveryWithResponse(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*ReplayWebhookDeliveryResponse, error)
+	ReplayWebhookDeliveryWithResponse(ctx context.Context, deliveryId openapi_types.UUID, params *ReplayWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayWebhookDeliveryResponse, error)
 
 	// ListWebhookEndpointsWithResponse List webhook endpoints
 	//
@@ -2331,7 +2376,7 @@ type ClientWithResponsesInterface interface {
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /webhook-endpoints/{endpoint_id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
-	RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
+	RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error)
 }
 
 // ListRefundsDueResponse401Headers the declared response headers of an HTTP 401 response for ListRefundsDue
@@ -4114,8 +4159,8 @@ func (c *ClientWithResponses) GetUserWithResponse(ctx context.Context, userId op
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /webhook-deliveries/{delivery_id}/replay (the `ReplayWebhookDelivery` operationId).
-func (c *ClientWithResponses) ReplayWebhookDeliveryWithResponse(ctx context.Context, deliveryId openapi_types.UUID, reqEditors ...RequestEditorFn) (*ReplayWebhookDeliveryResponse, error) {
-	rsp, err := c.ReplayWebhookDelivery(ctx, deliveryId, reqEditors...)
+func (c *ClientWithResponses) ReplayWebhookDeliveryWithResponse(ctx context.Context, deliveryId openapi_types.UUID, params *ReplayWebhookDeliveryParams, reqEditors ...RequestEditorFn) (*ReplayWebhookDeliveryResponse, error) {
+	rsp, err := c.ReplayWebhookDelivery(ctx, deliveryId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -4258,8 +4303,8 @@ func (c *ClientWithResponses) ListWebhookDeliveriesWithResponse(ctx context.Cont
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /webhook-endpoints/{endpoint_id}/rotate-secret (the `RotateWebhookEndpointSecret` operationId).
-func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
-	rsp, err := c.RotateWebhookEndpointSecret(ctx, endpointId, reqEditors...)
+func (c *ClientWithResponses) RotateWebhookEndpointSecretWithResponse(ctx context.Context, endpointId EndpointId, params *RotateWebhookEndpointSecretParams, reqEditors ...RequestEditorFn) (*RotateWebhookEndpointSecretResponse, error) {
+	rsp, err := c.RotateWebhookEndpointSecret(ctx, endpointId, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}

@@ -784,6 +784,9 @@ type Cursor = string
 // EndpointId defines model for EndpointId.
 type EndpointId = openapi_types.UUID
 
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = string
+
 // JobId defines model for JobId.
 type JobId = openapi_types.UUID
 
@@ -915,6 +918,20 @@ type GetMonthlyUsageParams struct {
 	To *string `form:"to,omitempty" json:"to,omitempty"`
 }
 
+// ReplayWebhookDeliveryParams defines parameters for ReplayWebhookDelivery.
+type ReplayWebhookDeliveryParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // ListWebhookEndpointsParams defines parameters for ListWebhookEndpoints.
 type ListWebhookEndpointsParams struct {
 	// TenantId Only for a JWT with the admin role or a ServiceToken with scope renderevents:read (renderevents:write for writes); anyone else gets 403. JWT callers otherwise see their own tenant.
@@ -931,6 +948,17 @@ type ListWebhookEndpointsParams struct {
 type CreateWebhookEndpointParams struct {
 	// TenantId Only for a JWT with the admin role or a ServiceToken with scope renderevents:read (renderevents:write for writes); anyone else gets 403. JWT callers otherwise see their own tenant.
 	TenantId *TenantIdQuery `form:"tenant_id,omitempty" json:"tenant_id,omitempty"`
+
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
@@ -942,6 +970,20 @@ type ListWebhookDeliveriesParams struct {
 
 	// Limit Page size.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// RotateWebhookEndpointSecretParams defines parameters for RotateWebhookEndpointSecret.
+type RotateWebhookEndpointSecretParams struct {
+	// IdempotencyKey Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+	// Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+	// same value on every retry of that request. A retry with the same key, method, path, query
+	// and body gets the first answer again (status, body, Content-Type and Location) and does not
+	// repeat the work. The same key with another request is 422; a retry while the first request
+	// is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+	// tenant, or a service token) and are kept 24 hours unless the deployment configures another
+	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // CreateWebhookEndpointJSONRequestBody defines body for CreateWebhookEndpoint for application/json ContentType.

@@ -39,7 +39,7 @@ func run(ctx context.Context, base, token, name string) error {
 	if err != nil {
 		return err
 	}
-	created, err := c.CreateOrganizationWithResponse(ctx, orgboard.CreateOrganizationJSONRequestBody{Name: name})
+	created, err := c.CreateOrganizationWithResponse(ctx, nil, orgboard.CreateOrganizationJSONRequestBody{Name: name})
 	if err != nil {
 		return err
 	}

@@ -32,13 +32,13 @@ type ServerInterface interface {
 	ListCategories(ctx echo.Context) error
 	// CreateCategory Create a category (Admin)
 	// (POST /categories)
-	CreateCategory(ctx echo.Context) error
+	CreateCategory(ctx echo.Context, params CreateCategoryParams) error
 	// CreateComment Post a comment
 	// (POST /comments)
-	CreateComment(ctx echo.Context) error
+	CreateComment(ctx echo.Context, params CreateCommentParams) error
 	// CreateContainer Create a container (Admin)
 	// (POST /containers)
-	CreateContainer(ctx echo.Context) error
+	CreateContainer(ctx echo.Context, params CreateContainerParams) error
 	// DeleteContainer Soft-delete a container (Admin)
 	// (DELETE /containers/{container_id})
 	DeleteContainer(ctx echo.Context, containerId ContainerId) error
@@ -56,19 +56,19 @@ type ServerInterface interface {
 	RemoveFavoriteContainer(ctx echo.Context, params RemoveFavoriteContainerParams) error
 	// AddFavoriteContainer Add a template to the caller's favorites
 	// (POST /favorites/containers)
-	AddFavoriteContainer(ctx echo.Context) error
+	AddFavoriteContainer(ctx echo.Context, params AddFavoriteContainerParams) error
 	// ListFavoriteFolders List the caller's favorite folders
 	// (GET /favorites/folders)
 	ListFavoriteFolders(ctx echo.Context) error
 	// CreateFavoriteFolder Create a favorite folder
 	// (POST /favorites/folders)
-	CreateFavoriteFolder(ctx echo.Context) error
+	CreateFavoriteFolder(ctx echo.Context, params CreateFavoriteFolderParams) error
 	// ListFonts List fonts
 	// (GET /fonts)
 	ListFonts(ctx echo.Context) error
 	// CreateFont Upload a font (Admin)
 	// (POST /fonts)
-	CreateFont(ctx echo.Context) error
+	CreateFont(ctx echo.Context, params CreateFontParams) error
 	// DeleteFont Delete a font (Admin)
 	// (DELETE /fonts/{font_id})
 	DeleteFont(ctx echo.Context, fontId openapi_types.UUID) error
@@ -80,7 +80,7 @@ type ServerInterface interface {
 	ListMusic(ctx echo.Context, params ListMusicParams) error
 	// CreateMusicTrack Create a music track (Admin)
 	// (POST /music)
-	CreateMusicTrack(ctx echo.Context) error
+	CreateMusicTrack(ctx echo.Context, params CreateMusicTrackParams) error
 	// GetPresetStory Get a preset story with its scenes
 	// (GET /preset-stories/{preset_story_id})
 	GetPresetStory(ctx echo.Context, presetStoryId openapi_types.UUID) error
@@ -89,7 +89,7 @@ type ServerInterface interface {
 	ListProjectServers(ctx echo.Context) error
 	// CreateProject Create a project (Admin)
 	// (POST /projects)
-	CreateProject(ctx echo.Context) error
+	CreateProject(ctx echo.Context, params CreateProjectParams) error
 	// DeleteProject Delete a project (Admin)
 	// (DELETE /projects/{project_id})
 	DeleteProject(ctx echo.Context, projectId ProjectId) error
@@ -107,7 +107,7 @@ type ServerInterface interface {
 	CompleteProjectAepUpload(ctx echo.Context, projectId ProjectId) error
 	// StartProjectAepUpload Start a multipart upload of a large AEP file (Admin)
 	// (POST /projects/{project_id}/aep/start-upload)
-	StartProjectAepUpload(ctx echo.Context, projectId ProjectId) error
+	StartProjectAepUpload(ctx echo.Context, projectId ProjectId, params StartProjectAepUploadParams) error
 	// GetProjectFull Get a project with all its scenes, elements and presets
 	// (GET /projects/{project_id}/full)
 	GetProjectFull(ctx echo.Context, projectId ProjectId) error
@@ -116,13 +116,13 @@ type ServerInterface interface {
 	ListPresetStories(ctx echo.Context, projectId ProjectId) error
 	// CreatePresetStory Create a preset story (Admin)
 	// (POST /projects/{project_id}/preset-stories)
-	CreatePresetStory(ctx echo.Context, projectId ProjectId) error
+	CreatePresetStory(ctx echo.Context, projectId ProjectId, params CreatePresetStoryParams) error
 	// ListProjectScenes List the scenes of a project
 	// (GET /projects/{project_id}/scenes)
 	ListProjectScenes(ctx echo.Context, projectId ProjectId) error
 	// CreateScene Create a scene (Admin)
 	// (POST /projects/{project_id}/scenes)
-	CreateScene(ctx echo.Context, projectId ProjectId) error
+	CreateScene(ctx echo.Context, projectId ProjectId, params CreateSceneParams) error
 	// ListSharedColors List the shared colours of a project
 	// (GET /projects/{project_id}/shared-colors)
 	ListSharedColors(ctx echo.Context, projectId ProjectId) error
@@ -131,7 +131,7 @@ type ServerInterface interface {
 	ListSharedLayers(ctx echo.Context, projectId ProjectId) error
 	// CreateSharedLayer Create a shared layer (Admin)
 	// (POST /projects/{project_id}/shared-layers)
-	CreateSharedLayer(ctx echo.Context, projectId ProjectId) error
+	CreateSharedLayer(ctx echo.Context, projectId ProjectId, params CreateSharedLayerParams) error
 	// DeleteSceneColor Delete a colour element (Admin)
 	// (DELETE /scene-colors/{element_id})
 	DeleteSceneColor(ctx echo.Context, elementId ElementId) error
@@ -155,10 +155,10 @@ type ServerInterface interface {
 	UpdateScene(ctx echo.Context, sceneId SceneId) error
 	// CreateSceneColor Create a colour element (Admin)
 	// (POST /scenes/{scene_id}/colors)
-	CreateSceneColor(ctx echo.Context, sceneId SceneId) error
+	CreateSceneColor(ctx echo.Context, sceneId SceneId, params CreateSceneColorParams) error
 	// CreateSceneContent Create a content element (Admin)
 	// (POST /scenes/{scene_id}/contents)
-	CreateSceneContent(ctx echo.Context, sceneId SceneId) error
+	CreateSceneContent(ctx echo.Context, sceneId SceneId, params CreateSceneContentParams) error
 	// GetSceneElements Get the elements of a scene
 	// (GET /scenes/{scene_id}/elements)
 	GetSceneElements(ctx echo.Context, sceneId SceneId) error
@@ -176,7 +176,7 @@ type ServerInterface interface {
 	ListSlides(ctx echo.Context) error
 	// GenerateSvgPreview Start generating an SVG colour preview from an image (Admin)
 	// (POST /svg-previews/generate)
-	GenerateSvgPreview(ctx echo.Context) error
+	GenerateSvgPreview(ctx echo.Context, params GenerateSvgPreviewParams) error
 	// GetSvgPreview Get an SVG preview and its status
 	// (GET /svg-previews/{svg_preview_id})
 	GetSvgPreview(ctx echo.Context, svgPreviewId openapi_types.UUID) error
@@ -263,8 +263,28 @@ func (w *ServerInterfaceWrapper) ListCategories(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateCategory(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCategoryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateCategory(ctx)
+	err = w.Handler.CreateCategory(ctx, params)
 	return err
 }
 
@@ -272,8 +292,28 @@ func (w *ServerInterfaceWrapper) CreateCategory(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateComment(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCommentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateComment(ctx)
+	err = w.Handler.CreateComment(ctx, params)
 	return err
 }
 
@@ -281,8 +321,28 @@ func (w *ServerInterfaceWrapper) CreateComment(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateContainer(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateContainerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateContainer(ctx)
+	err = w.Handler.CreateContainer(ctx, params)
 	return err
 }
 
@@ -372,8 +432,28 @@ func (w *ServerInterfaceWrapper) RemoveFavoriteContainer(ctx echo.Context) error
 func (w *ServerInterfaceWrapper) AddFavoriteContainer(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddFavoriteContainerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.AddFavoriteContainer(ctx)
+	err = w.Handler.AddFavoriteContainer(ctx, params)
 	return err
 }
 
@@ -390,8 +470,28 @@ func (w *ServerInterfaceWrapper) ListFavoriteFolders(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateFavoriteFolder(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateFavoriteFolderParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFavoriteFolder(ctx)
+	err = w.Handler.CreateFavoriteFolder(ctx, params)
 	return err
 }
 
@@ -408,8 +508,28 @@ func (w *ServerInterfaceWrapper) ListFonts(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateFont(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateFontParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateFont(ctx)
+	err = w.Handler.CreateFont(ctx, params)
 	return err
 }
 
@@ -502,8 +622,28 @@ func (w *ServerInterfaceWrapper) ListMusic(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateMusicTrack(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateMusicTrackParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateMusicTrack(ctx)
+	err = w.Handler.CreateMusicTrack(ctx, params)
 	return err
 }
 
@@ -536,8 +676,28 @@ func (w *ServerInterfaceWrapper) ListProjectServers(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateProject(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProjectParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateProject(ctx)
+	err = w.Handler.CreateProject(ctx, params)
 	return err
 }
 
@@ -632,8 +792,28 @@ func (w *ServerInterfaceWrapper) StartProjectAepUpload(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StartProjectAepUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.StartProjectAepUpload(ctx, projectId)
+	err = w.Handler.StartProjectAepUpload(ctx, projectId, params)
 	return err
 }
 
@@ -680,8 +860,28 @@ func (w *ServerInterfaceWrapper) CreatePresetStory(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreatePresetStoryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreatePresetStory(ctx, projectId)
+	err = w.Handler.CreatePresetStory(ctx, projectId, params)
 	return err
 }
 
@@ -712,8 +912,28 @@ func (w *ServerInterfaceWrapper) CreateScene(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSceneParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateScene(ctx, projectId)
+	err = w.Handler.CreateScene(ctx, projectId, params)
 	return err
 }
 
@@ -760,8 +980,28 @@ func (w *ServerInterfaceWrapper) CreateSharedLayer(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter project_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSharedLayerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSharedLayer(ctx, projectId)
+	err = w.Handler.CreateSharedLayer(ctx, projectId, params)
 	return err
 }
 
@@ -888,8 +1128,28 @@ func (w *ServerInterfaceWrapper) CreateSceneColor(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSceneColorParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSceneColor(ctx, sceneId)
+	err = w.Handler.CreateSceneColor(ctx, sceneId, params)
 	return err
 }
 
@@ -904,8 +1164,28 @@ func (w *ServerInterfaceWrapper) CreateSceneContent(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter scene_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSceneContentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSceneContent(ctx, sceneId)
+	err = w.Handler.CreateSceneContent(ctx, sceneId, params)
 	return err
 }
 
@@ -979,8 +1259,28 @@ func (w *ServerInterfaceWrapper) ListSlides(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GenerateSvgPreview(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateSvgPreviewParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GenerateSvgPreview(ctx)
+	err = w.Handler.GenerateSvgPreview(ctx, params)
 	return err
 }
 
@@ -1424,7 +1724,8 @@ func (response ListCategories401ApplicationProblemPlusJSONResponse) VisitListCat
 }
 
 type CreateCategoryRequestObject struct {
-	Body *CreateCategoryJSONRequestBody
+	Params CreateCategoryParams
+	Body   *CreateCategoryJSONRequestBody
 }
 
 type CreateCategoryResponseObject interface {
@@ -1513,7 +1814,8 @@ func (response CreateCategory409ApplicationProblemPlusJSONResponse) VisitCreateC
 }
 
 type CreateCommentRequestObject struct {
-	Body *CreateCommentJSONRequestBody
+	Params CreateCommentParams
+	Body   *CreateCommentJSONRequestBody
 }
 
 type CreateCommentResponseObject interface {
@@ -1580,7 +1882,8 @@ func (response CreateComment403ApplicationProblemPlusJSONResponse) VisitCreateCo
 }
 
 type CreateContainerRequestObject struct {
-	Body *CreateContainerJSONRequestBody
+	Params CreateContainerParams
+	Body   *CreateContainerJSONRequestBody
 }
 
 type CreateContainerResponseObject interface {
@@ -2092,7 +2395,8 @@ func (response RemoveFavoriteContainer403ApplicationProblemPlusJSONResponse) Vis
 }
 
 type AddFavoriteContainerRequestObject struct {
-	Body *AddFavoriteContainerJSONRequestBody
+	Params AddFavoriteContainerParams
+	Body   *AddFavoriteContainerJSONRequestBody
 }
 
 type AddFavoriteContainerResponseObject interface {
@@ -2215,7 +2519,8 @@ func (response ListFavoriteFolders403ApplicationProblemPlusJSONResponse) VisitLi
 }
 
 type CreateFavoriteFolderRequestObject struct {
-	Body *CreateFavoriteFolderJSONRequestBody
+	Params CreateFavoriteFolderParams
+	Body   *CreateFavoriteFolderJSONRequestBody
 }
 
 type CreateFavoriteFolderResponseObject interface {
@@ -2344,7 +2649,8 @@ func (response ListFonts401ApplicationProblemPlusJSONResponse) VisitListFontsRes
 }
 
 type CreateFontRequestObject struct {
-	Body *multipart.Reader
+	Params CreateFontParams
+	Body   *multipart.Reader
 }
 
 type CreateFontResponseObject interface {
@@ -2629,7 +2935,8 @@ func (response ListMusic401ApplicationProblemPlusJSONResponse) VisitListMusicRes
 }
 
 type CreateMusicTrackRequestObject struct {
-	Body *CreateMusicTrackJSONRequestBody
+	Params CreateMusicTrackParams
+	Body   *CreateMusicTrackJSONRequestBody
 }
 
 type CreateMusicTrackResponseObject interface {
@@ -2815,7 +3122,8 @@ func (response ListProjectServers401ApplicationProblemPlusJSONResponse) VisitLis
 }
 
 type CreateProjectRequestObject struct {
-	Body *CreateProjectJSONRequestBody
+	Params CreateProjectParams
+	Body   *CreateProjectJSONRequestBody
 }
 
 type CreateProjectResponseObject interface {
@@ -3347,6 +3655,7 @@ func (response CompleteProjectAepUpload404ApplicationProblemPlusJSONResponse) Vi
 
 type StartProjectAepUploadRequestObject struct {
 	ProjectId ProjectId `json:"project_id"`
+	Params    StartProjectAepUploadParams
 	Body      *StartProjectAepUploadJSONRequestBody
 }
 
@@ -3583,6 +3892,7 @@ func (response ListPresetStories404ApplicationProblemPlusJSONResponse) VisitList
 
 type CreatePresetStoryRequestObject struct {
 	ProjectId ProjectId `json:"project_id"`
+	Params    CreatePresetStoryParams
 	Body      *CreatePresetStoryJSONRequestBody
 }
 
@@ -3746,6 +4056,7 @@ func (response ListProjectScenes404ApplicationProblemPlusJSONResponse) VisitList
 
 type CreateSceneRequestObject struct {
 	ProjectId ProjectId `json:"project_id"`
+	Params    CreateSceneParams
 	Body      *CreateSceneJSONRequestBody
 }
 
@@ -3998,6 +4309,7 @@ func (response ListSharedLayers404ApplicationProblemPlusJSONResponse) VisitListS
 
 type CreateSharedLayerRequestObject struct {
 	ProjectId ProjectId `json:"project_id"`
+	Params    CreateSharedLayerParams
 	Body      *CreateSharedLayerJSONRequestBody
 }
 
@@ -4728,6 +5040,7 @@ func (response UpdateScene404ApplicationProblemPlusJSONResponse) VisitUpdateScen
 
 type CreateSceneColorRequestObject struct {
 	SceneId SceneId `json:"scene_id"`
+	Params  CreateSceneColorParams
 	Body    *CreateSceneColorJSONRequestBody
 }
 
@@ -4834,6 +5147,7 @@ func (response CreateSceneColor409ApplicationProblemPlusJSONResponse) VisitCreat
 
 type CreateSceneContentRequestObject struct {
 	SceneId SceneId `json:"scene_id"`
+	Params  CreateSceneContentParams
 	Body    *CreateSceneContentJSONRequestBody
 }
 
@@ -5249,7 +5563,8 @@ func (response ListSlides401ApplicationProblemPlusJSONResponse) VisitListSlidesR
 }
 
 type GenerateSvgPreviewRequestObject struct {
-	Body *multipart.Reader
+	Params GenerateSvgPreviewParams
+	Body   *multipart.Reader
 }
 
 type GenerateSvgPreviewResponseObject interface {
@@ -6007,8 +6322,10 @@ func (sh *strictHandler) ListCategories(ctx echo.Context) error {
 }
 
 // CreateCategory operation middleware
-func (sh *strictHandler) CreateCategory(ctx echo.Context) error {
+func (sh *strictHandler) CreateCategory(ctx echo.Context, params CreateCategoryParams) error {
 	var request CreateCategoryRequestObject
+
+	request.Params = params
 
 	var body CreateCategoryJSONRequestBody
 	var err error
@@ -6053,8 +6370,10 @@ func (sh *strictHandler) CreateCategory(ctx echo.Context) error {
 }
 
 // CreateComment operation middleware
-func (sh *strictHandler) CreateComment(ctx echo.Context) error {
+func (sh *strictHandler) CreateComment(ctx echo.Context, params CreateCommentParams) error {
 	var request CreateCommentRequestObject
+
+	request.Params = params
 
 	var body CreateCommentJSONRequestBody
 	var err error
@@ -6099,8 +6418,10 @@ func (sh *strictHandler) CreateComment(ctx echo.Context) error {
 }
 
 // CreateContainer operation middleware
-func (sh *strictHandler) CreateContainer(ctx echo.Context) error {
+func (sh *strictHandler) CreateContainer(ctx echo.Context, params CreateContainerParams) error {
 	var request CreateContainerRequestObject
+
+	request.Params = params
 
 	var body CreateContainerJSONRequestBody
 	var err error
@@ -6319,8 +6640,10 @@ func (sh *strictHandler) RemoveFavoriteContainer(ctx echo.Context, params Remove
 }
 
 // AddFavoriteContainer operation middleware
-func (sh *strictHandler) AddFavoriteContainer(ctx echo.Context) error {
+func (sh *strictHandler) AddFavoriteContainer(ctx echo.Context, params AddFavoriteContainerParams) error {
 	var request AddFavoriteContainerRequestObject
+
+	request.Params = params
 
 	var body AddFavoriteContainerJSONRequestBody
 	var err error
@@ -6388,8 +6711,10 @@ func (sh *strictHandler) ListFavoriteFolders(ctx echo.Context) error {
 }
 
 // CreateFavoriteFolder operation middleware
-func (sh *strictHandler) CreateFavoriteFolder(ctx echo.Context) error {
+func (sh *strictHandler) CreateFavoriteFolder(ctx echo.Context, params CreateFavoriteFolderParams) error {
 	var request CreateFavoriteFolderRequestObject
+
+	request.Params = params
 
 	var body CreateFavoriteFolderJSONRequestBody
 	var err error
@@ -6457,8 +6782,10 @@ func (sh *strictHandler) ListFonts(ctx echo.Context) error {
 }
 
 // CreateFont operation middleware
-func (sh *strictHandler) CreateFont(ctx echo.Context) error {
+func (sh *strictHandler) CreateFont(ctx echo.Context, params CreateFontParams) error {
 	var request CreateFontRequestObject
+
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err
@@ -6559,8 +6886,10 @@ func (sh *strictHandler) ListMusic(ctx echo.Context, params ListMusicParams) err
 }
 
 // CreateMusicTrack operation middleware
-func (sh *strictHandler) CreateMusicTrack(ctx echo.Context) error {
+func (sh *strictHandler) CreateMusicTrack(ctx echo.Context, params CreateMusicTrackParams) error {
 	var request CreateMusicTrackRequestObject
+
+	request.Params = params
 
 	var body CreateMusicTrackJSONRequestBody
 	var err error
@@ -6653,8 +6982,10 @@ func (sh *strictHandler) ListProjectServers(ctx echo.Context) error {
 }
 
 // CreateProject operation middleware
-func (sh *strictHandler) CreateProject(ctx echo.Context) error {
+func (sh *strictHandler) CreateProject(ctx echo.Context, params CreateProjectParams) error {
 	var request CreateProjectRequestObject
+
+	request.Params = params
 
 	var body CreateProjectJSONRequestBody
 	var err error
@@ -6876,10 +7207,11 @@ func (sh *strictHandler) CompleteProjectAepUpload(ctx echo.Context, projectId Pr
 }
 
 // StartProjectAepUpload operation middleware
-func (sh *strictHandler) StartProjectAepUpload(ctx echo.Context, projectId ProjectId) error {
+func (sh *strictHandler) StartProjectAepUpload(ctx echo.Context, projectId ProjectId, params StartProjectAepUploadParams) error {
 	var request StartProjectAepUploadRequestObject
 
 	request.ProjectId = projectId
+	request.Params = params
 
 	var body StartProjectAepUploadJSONRequestBody
 	var err error
@@ -6974,10 +7306,11 @@ func (sh *strictHandler) ListPresetStories(ctx echo.Context, projectId ProjectId
 }
 
 // CreatePresetStory operation middleware
-func (sh *strictHandler) CreatePresetStory(ctx echo.Context, projectId ProjectId) error {
+func (sh *strictHandler) CreatePresetStory(ctx echo.Context, projectId ProjectId, params CreatePresetStoryParams) error {
 	var request CreatePresetStoryRequestObject
 
 	request.ProjectId = projectId
+	request.Params = params
 
 	var body CreatePresetStoryJSONRequestBody
 	var err error
@@ -7047,10 +7380,11 @@ func (sh *strictHandler) ListProjectScenes(ctx echo.Context, projectId ProjectId
 }
 
 // CreateScene operation middleware
-func (sh *strictHandler) CreateScene(ctx echo.Context, projectId ProjectId) error {
+func (sh *strictHandler) CreateScene(ctx echo.Context, projectId ProjectId, params CreateSceneParams) error {
 	var request CreateSceneRequestObject
 
 	request.ProjectId = projectId
+	request.Params = params
 
 	var body CreateSceneJSONRequestBody
 	var err error
@@ -7145,10 +7479,11 @@ func (sh *strictHandler) ListSharedLayers(ctx echo.Context, projectId ProjectId)
 }
 
 // CreateSharedLayer operation middleware
-func (sh *strictHandler) CreateSharedLayer(ctx echo.Context, projectId ProjectId) error {
+func (sh *strictHandler) CreateSharedLayer(ctx echo.Context, projectId ProjectId, params CreateSharedLayerParams) error {
 	var request CreateSharedLayerRequestObject
 
 	request.ProjectId = projectId
+	request.Params = params
 
 	var body CreateSharedLayerJSONRequestBody
 	var err error
@@ -7437,10 +7772,11 @@ func (sh *strictHandler) UpdateScene(ctx echo.Context, sceneId SceneId) error {
 }
 
 // CreateSceneColor operation middleware
-func (sh *strictHandler) CreateSceneColor(ctx echo.Context, sceneId SceneId) error {
+func (sh *strictHandler) CreateSceneColor(ctx echo.Context, sceneId SceneId, params CreateSceneColorParams) error {
 	var request CreateSceneColorRequestObject
 
 	request.SceneId = sceneId
+	request.Params = params
 
 	var body CreateSceneColorJSONRequestBody
 	var err error
@@ -7485,10 +7821,11 @@ func (sh *strictHandler) CreateSceneColor(ctx echo.Context, sceneId SceneId) err
 }
 
 // CreateSceneContent operation middleware
-func (sh *strictHandler) CreateSceneContent(ctx echo.Context, sceneId SceneId) error {
+func (sh *strictHandler) CreateSceneContent(ctx echo.Context, sceneId SceneId, params CreateSceneContentParams) error {
 	var request CreateSceneContentRequestObject
 
 	request.SceneId = sceneId
+	request.Params = params
 
 	var body CreateSceneContentJSONRequestBody
 	var err error
@@ -7677,8 +8014,10 @@ func (sh *strictHandler) ListSlides(ctx echo.Context) error {
 }
 
 // GenerateSvgPreview operation middleware
-func (sh *strictHandler) GenerateSvgPreview(ctx echo.Context) error {
+func (sh *strictHandler) GenerateSvgPreview(ctx echo.Context, params GenerateSvgPreviewParams) error {
 	var request GenerateSvgPreviewRequestObject
+
+	request.Params = params
 
 	if reader, err := ctx.Request().MultipartReader(); err != nil {
 		return err

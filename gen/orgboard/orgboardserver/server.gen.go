@@ -36,10 +36,10 @@ type ServerInterface interface {
 	GetAgentProfile(ctx echo.Context, id Id) error
 	// ForkAgentProfile Fork a profile
 	// (POST /api/orgboard/agent-profiles/{id}/fork)
-	ForkAgentProfile(ctx echo.Context, id Id) error
+	ForkAgentProfile(ctx echo.Context, id Id, params ForkAgentProfileParams) error
 	// InstallAgentProfile Install a profile from the marketplace
 	// (POST /api/orgboard/agent-profiles/{id}/install)
-	InstallAgentProfile(ctx echo.Context, id Id) error
+	InstallAgentProfile(ctx echo.Context, id Id, params InstallAgentProfileParams) error
 	// PublishAgentProfile Publish a profile
 	// (POST /api/orgboard/agent-profiles/{id}/publish)
 	PublishAgentProfile(ctx echo.Context, id Id) error
@@ -54,7 +54,7 @@ type ServerInterface interface {
 	ListAgentRuns(ctx echo.Context, params ListAgentRunsParams) error
 	// PrepareAgentRun Prepare an agent run for a task
 	// (POST /api/orgboard/agent-runs)
-	PrepareAgentRun(ctx echo.Context) error
+	PrepareAgentRun(ctx echo.Context, params PrepareAgentRunParams) error
 	// GetAgentRun Get an agent run
 	// (GET /api/orgboard/agent-runs/{id})
 	GetAgentRun(ctx echo.Context, id Id) error
@@ -63,16 +63,16 @@ type ServerInterface interface {
 	ApproveAgentRun(ctx echo.Context, id Id) error
 	// ExecuteAgentRun Execute a prepared run
 	// (POST /api/orgboard/agent-runs/{id}/execute)
-	ExecuteAgentRun(ctx echo.Context, id Id) error
+	ExecuteAgentRun(ctx echo.Context, id Id, params ExecuteAgentRunParams) error
 	// CallAgentTool Governed tool call
 	// (POST /api/orgboard/agents/{id}/tool-calls)
-	CallAgentTool(ctx echo.Context, id Id) error
+	CallAgentTool(ctx echo.Context, id Id, params CallAgentToolParams) error
 	// ListApiConfigs List model connections
 	// (GET /api/orgboard/api-configs)
 	ListApiConfigs(ctx echo.Context, params ListApiConfigsParams) error
 	// CreateApiConfig Create a model connection
 	// (POST /api/orgboard/api-configs)
-	CreateApiConfig(ctx echo.Context) error
+	CreateApiConfig(ctx echo.Context, params CreateApiConfigParams) error
 	// DeleteApiConfig Delete a model connection
 	// (DELETE /api/orgboard/api-configs/{id})
 	DeleteApiConfig(ctx echo.Context, id Id) error
@@ -87,7 +87,7 @@ type ServerInterface interface {
 	ListDivisions(ctx echo.Context, params ListDivisionsParams) error
 	// CreateDivision Create a division
 	// (POST /api/orgboard/divisions)
-	CreateDivision(ctx echo.Context) error
+	CreateDivision(ctx echo.Context, params CreateDivisionParams) error
 	// AcceptInvitation Accept an invitation
 	// (POST /api/orgboard/invitations/{id}/accept)
 	AcceptInvitation(ctx echo.Context, id Id) error
@@ -96,7 +96,7 @@ type ServerInterface interface {
 	ListOrganizations(ctx echo.Context) error
 	// CreateOrganization Create an organization
 	// (POST /api/orgboard/organizations)
-	CreateOrganization(ctx echo.Context) error
+	CreateOrganization(ctx echo.Context, params CreateOrganizationParams) error
 	// GetOrganization Get an organization
 	// (GET /api/orgboard/organizations/{id})
 	GetOrganization(ctx echo.Context, id Id) error
@@ -105,7 +105,7 @@ type ServerInterface interface {
 	ListInvitations(ctx echo.Context, id Id) error
 	// CreateInvitation Invite a user to an organization
 	// (POST /api/orgboard/organizations/{id}/invitations)
-	CreateInvitation(ctx echo.Context, id Id) error
+	CreateInvitation(ctx echo.Context, id Id, params CreateInvitationParams) error
 	// ListOrganizationMembers List the members of an organization
 	// (GET /api/orgboard/organizations/{id}/members)
 	ListOrganizationMembers(ctx echo.Context, id Id) error
@@ -114,7 +114,7 @@ type ServerInterface interface {
 	ListProducts(ctx echo.Context, params ListProductsParams) error
 	// CreateProduct Create a product or service
 	// (POST /api/orgboard/products)
-	CreateProduct(ctx echo.Context) error
+	CreateProduct(ctx echo.Context, params CreateProductParams) error
 	// GetProduct Get a product
 	// (GET /api/orgboard/products/{id})
 	GetProduct(ctx echo.Context, id Id) error
@@ -123,16 +123,16 @@ type ServerInterface interface {
 	ListSeats(ctx echo.Context, params ListSeatsParams) error
 	// CreateSeat Create a seat
 	// (POST /api/orgboard/seats)
-	CreateSeat(ctx echo.Context) error
+	CreateSeat(ctx echo.Context, params CreateSeatParams) error
 	// GetSeatAgent Read the seat's agent
 	// (GET /api/orgboard/seats/{id}/agent)
 	GetSeatAgent(ctx echo.Context, id Id) error
 	// ConfigureSeatAgent Configure the agent of a seat
 	// (POST /api/orgboard/seats/{id}/agent)
-	ConfigureSeatAgent(ctx echo.Context, id Id) error
+	ConfigureSeatAgent(ctx echo.Context, id Id, params ConfigureSeatAgentParams) error
 	// CreateTask Create a task
 	// (POST /api/orgboard/tasks)
-	CreateTask(ctx echo.Context) error
+	CreateTask(ctx echo.Context, params CreateTaskParams) error
 	// GetTask Get a task
 	// (GET /api/orgboard/tasks/{id})
 	GetTask(ctx echo.Context, id Id) error
@@ -147,7 +147,7 @@ type ServerInterface interface {
 	ListTeams(ctx echo.Context, params ListTeamsParams) error
 	// CreateTeam Create a team
 	// (POST /api/orgboard/teams)
-	CreateTeam(ctx echo.Context) error
+	CreateTeam(ctx echo.Context, params CreateTeamParams) error
 	// GetTeam Get a team
 	// (GET /api/orgboard/teams/{id})
 	GetTeam(ctx echo.Context, id Id) error
@@ -165,7 +165,7 @@ type ServerInterface interface {
 	ListToolServers(ctx echo.Context, params ListToolServersParams) error
 	// CreateToolServer Register a tool server
 	// (POST /api/orgboard/tool-servers)
-	CreateToolServer(ctx echo.Context) error
+	CreateToolServer(ctx echo.Context, params CreateToolServerParams) error
 	// DeleteToolServer Delete a tool server
 	// (DELETE /api/orgboard/tool-servers/{id})
 	DeleteToolServer(ctx echo.Context, id Id) error
@@ -286,6 +286,23 @@ func (w *ServerInterfaceWrapper) UploadAgentProfile(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter organization_id: %s", err))
 	}
 
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UploadAgentProfile(ctx, params)
 	return err
@@ -357,8 +374,28 @@ func (w *ServerInterfaceWrapper) ForkAgentProfile(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ForkAgentProfileParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ForkAgentProfile(ctx, id)
+	err = w.Handler.ForkAgentProfile(ctx, id, params)
 	return err
 }
 
@@ -373,8 +410,28 @@ func (w *ServerInterfaceWrapper) InstallAgentProfile(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params InstallAgentProfileParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.InstallAgentProfile(ctx, id)
+	err = w.Handler.InstallAgentProfile(ctx, id, params)
 	return err
 }
 
@@ -457,8 +514,28 @@ func (w *ServerInterfaceWrapper) ListAgentRuns(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) PrepareAgentRun(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PrepareAgentRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.PrepareAgentRun(ctx)
+	err = w.Handler.PrepareAgentRun(ctx, params)
 	return err
 }
 
@@ -505,8 +582,28 @@ func (w *ServerInterfaceWrapper) ExecuteAgentRun(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ExecuteAgentRunParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ExecuteAgentRun(ctx, id)
+	err = w.Handler.ExecuteAgentRun(ctx, id, params)
 	return err
 }
 
@@ -521,8 +618,28 @@ func (w *ServerInterfaceWrapper) CallAgentTool(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CallAgentToolParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CallAgentTool(ctx, id)
+	err = w.Handler.CallAgentTool(ctx, id, params)
 	return err
 }
 
@@ -548,8 +665,28 @@ func (w *ServerInterfaceWrapper) ListApiConfigs(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateApiConfig(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateApiConfigParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateApiConfig(ctx)
+	err = w.Handler.CreateApiConfig(ctx, params)
 	return err
 }
 
@@ -634,8 +771,28 @@ func (w *ServerInterfaceWrapper) ListDivisions(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateDivision(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDivisionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateDivision(ctx)
+	err = w.Handler.CreateDivision(ctx, params)
 	return err
 }
 
@@ -668,8 +825,28 @@ func (w *ServerInterfaceWrapper) ListOrganizations(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateOrganization(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateOrganizationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateOrganization(ctx)
+	err = w.Handler.CreateOrganization(ctx, params)
 	return err
 }
 
@@ -716,8 +893,28 @@ func (w *ServerInterfaceWrapper) CreateInvitation(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInvitationParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateInvitation(ctx, id)
+	err = w.Handler.CreateInvitation(ctx, id, params)
 	return err
 }
 
@@ -773,8 +970,28 @@ func (w *ServerInterfaceWrapper) ListProducts(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateProduct(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateProductParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateProduct(ctx)
+	err = w.Handler.CreateProduct(ctx, params)
 	return err
 }
 
@@ -816,8 +1033,28 @@ func (w *ServerInterfaceWrapper) ListSeats(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateSeat(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSeatParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateSeat(ctx)
+	err = w.Handler.CreateSeat(ctx, params)
 	return err
 }
 
@@ -848,8 +1085,28 @@ func (w *ServerInterfaceWrapper) ConfigureSeatAgent(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ConfigureSeatAgentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ConfigureSeatAgent(ctx, id)
+	err = w.Handler.ConfigureSeatAgent(ctx, id, params)
 	return err
 }
 
@@ -857,8 +1114,28 @@ func (w *ServerInterfaceWrapper) ConfigureSeatAgent(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateTask(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTaskParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateTask(ctx)
+	err = w.Handler.CreateTask(ctx, params)
 	return err
 }
 
@@ -939,8 +1216,28 @@ func (w *ServerInterfaceWrapper) ListTeams(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateTeam(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateTeamParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateTeam(ctx)
+	err = w.Handler.CreateTeam(ctx, params)
 	return err
 }
 
@@ -1046,8 +1343,28 @@ func (w *ServerInterfaceWrapper) ListToolServers(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateToolServer(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateToolServerParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateToolServer(ctx)
+	err = w.Handler.CreateToolServer(ctx, params)
 	return err
 }
 
@@ -1753,8 +2070,9 @@ func (response GetAgentProfile404ApplicationProblemPlusJSONResponse) VisitGetAge
 }
 
 type ForkAgentProfileRequestObject struct {
-	Id   Id `json:"id"`
-	Body *ForkAgentProfileJSONRequestBody
+	Id     Id `json:"id"`
+	Params ForkAgentProfileParams
+	Body   *ForkAgentProfileJSONRequestBody
 }
 
 type ForkAgentProfileResponseObject interface {
@@ -1859,8 +2177,9 @@ func (response ForkAgentProfile409ApplicationProblemPlusJSONResponse) VisitForkA
 }
 
 type InstallAgentProfileRequestObject struct {
-	Id   Id `json:"id"`
-	Body *InstallAgentProfileJSONRequestBody
+	Id     Id `json:"id"`
+	Params InstallAgentProfileParams
+	Body   *InstallAgentProfileJSONRequestBody
 }
 
 type InstallAgentProfileResponseObject interface {
@@ -2355,7 +2674,8 @@ func (response ListAgentRuns404ApplicationProblemPlusJSONResponse) VisitListAgen
 }
 
 type PrepareAgentRunRequestObject struct {
-	Body *PrepareAgentRunJSONRequestBody
+	Params PrepareAgentRunParams
+	Body   *PrepareAgentRunJSONRequestBody
 }
 
 type PrepareAgentRunResponseObject interface {
@@ -2639,7 +2959,8 @@ func (response ApproveAgentRun409ApplicationProblemPlusJSONResponse) VisitApprov
 }
 
 type ExecuteAgentRunRequestObject struct {
-	Id Id `json:"id"`
+	Id     Id `json:"id"`
+	Params ExecuteAgentRunParams
 }
 
 type ExecuteAgentRunResponseObject interface {
@@ -2760,8 +3081,9 @@ func (response ExecuteAgentRun502ApplicationProblemPlusJSONResponse) VisitExecut
 }
 
 type CallAgentToolRequestObject struct {
-	Id   Id `json:"id"`
-	Body *CallAgentToolJSONRequestBody
+	Id     Id `json:"id"`
+	Params CallAgentToolParams
+	Body   *CallAgentToolJSONRequestBody
 }
 
 type CallAgentToolResponseObject interface {
@@ -2955,7 +3277,8 @@ func (response ListApiConfigs404ApplicationProblemPlusJSONResponse) VisitListApi
 }
 
 type CreateApiConfigRequestObject struct {
-	Body *CreateApiConfigJSONRequestBody
+	Params CreateApiConfigParams
+	Body   *CreateApiConfigJSONRequestBody
 }
 
 type CreateApiConfigResponseObject interface {
@@ -3410,7 +3733,8 @@ func (response ListDivisions404ApplicationProblemPlusJSONResponse) VisitListDivi
 }
 
 type CreateDivisionRequestObject struct {
-	Body *CreateDivisionJSONRequestBody
+	Params CreateDivisionParams
+	Body   *CreateDivisionJSONRequestBody
 }
 
 type CreateDivisionResponseObject interface {
@@ -3661,7 +3985,8 @@ func (response ListOrganizations401ApplicationProblemPlusJSONResponse) VisitList
 }
 
 type CreateOrganizationRequestObject struct {
-	Body *CreateOrganizationJSONRequestBody
+	Params CreateOrganizationParams
+	Body   *CreateOrganizationJSONRequestBody
 }
 
 type CreateOrganizationResponseObject interface {
@@ -3912,8 +4237,9 @@ func (response ListInvitations404ApplicationProblemPlusJSONResponse) VisitListIn
 }
 
 type CreateInvitationRequestObject struct {
-	Id   Id `json:"id"`
-	Body *CreateInvitationJSONRequestBody
+	Id     Id `json:"id"`
+	Params CreateInvitationParams
+	Body   *CreateInvitationJSONRequestBody
 }
 
 type CreateInvitationResponseObject interface {
@@ -4196,7 +4522,8 @@ func (response ListProducts404ApplicationProblemPlusJSONResponse) VisitListProdu
 }
 
 type CreateProductRequestObject struct {
-	Body *CreateProductJSONRequestBody
+	Params CreateProductParams
+	Body   *CreateProductJSONRequestBody
 }
 
 type CreateProductResponseObject interface {
@@ -4479,7 +4806,8 @@ func (response ListSeats404ApplicationProblemPlusJSONResponse) VisitListSeatsRes
 }
 
 type CreateSeatRequestObject struct {
-	Body *CreateSeatJSONRequestBody
+	Params CreateSeatParams
+	Body   *CreateSeatJSONRequestBody
 }
 
 type CreateSeatResponseObject interface {
@@ -4657,8 +4985,9 @@ func (response GetSeatAgent404ApplicationProblemPlusJSONResponse) VisitGetSeatAg
 }
 
 type ConfigureSeatAgentRequestObject struct {
-	Id   Id `json:"id"`
-	Body *ConfigureSeatAgentJSONRequestBody
+	Id     Id `json:"id"`
+	Params ConfigureSeatAgentParams
+	Body   *ConfigureSeatAgentJSONRequestBody
 }
 
 type ConfigureSeatAgentResponseObject interface {
@@ -4777,7 +5106,8 @@ func (response ConfigureSeatAgent409ApplicationProblemPlusJSONResponse) VisitCon
 }
 
 type CreateTaskRequestObject struct {
-	Body *CreateTaskJSONRequestBody
+	Params CreateTaskParams
+	Body   *CreateTaskJSONRequestBody
 }
 
 type CreateTaskResponseObject interface {
@@ -5240,7 +5570,8 @@ func (response ListTeams404ApplicationProblemPlusJSONResponse) VisitListTeamsRes
 }
 
 type CreateTeamRequestObject struct {
-	Body *CreateTeamJSONRequestBody
+	Params CreateTeamParams
+	Body   *CreateTeamJSONRequestBody
 }
 
 type CreateTeamResponseObject interface {
@@ -5770,7 +6101,8 @@ func (response ListToolServers404ApplicationProblemPlusJSONResponse) VisitListTo
 }
 
 type CreateToolServerRequestObject struct {
-	Body *CreateToolServerJSONRequestBody
+	Params CreateToolServerParams
+	Body   *CreateToolServerJSONRequestBody
 }
 
 type CreateToolServerResponseObject interface {
@@ -6636,10 +6968,11 @@ func (sh *strictHandler) GetAgentProfile(ctx echo.Context, id Id) error {
 }
 
 // ForkAgentProfile operation middleware
-func (sh *strictHandler) ForkAgentProfile(ctx echo.Context, id Id) error {
+func (sh *strictHandler) ForkAgentProfile(ctx echo.Context, id Id, params ForkAgentProfileParams) error {
 	var request ForkAgentProfileRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body ForkAgentProfileJSONRequestBody
 	var err error
@@ -6684,10 +7017,11 @@ func (sh *strictHandler) ForkAgentProfile(ctx echo.Context, id Id) error {
 }
 
 // InstallAgentProfile operation middleware
-func (sh *strictHandler) InstallAgentProfile(ctx echo.Context, id Id) error {
+func (sh *strictHandler) InstallAgentProfile(ctx echo.Context, id Id, params InstallAgentProfileParams) error {
 	var request InstallAgentProfileRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body InstallAgentProfileJSONRequestBody
 	var err error
@@ -6859,8 +7193,10 @@ func (sh *strictHandler) ListAgentRuns(ctx echo.Context, params ListAgentRunsPar
 }
 
 // PrepareAgentRun operation middleware
-func (sh *strictHandler) PrepareAgentRun(ctx echo.Context) error {
+func (sh *strictHandler) PrepareAgentRun(ctx echo.Context, params PrepareAgentRunParams) error {
 	var request PrepareAgentRunRequestObject
+
+	request.Params = params
 
 	var body PrepareAgentRunJSONRequestBody
 	var err error
@@ -6978,10 +7314,11 @@ func (sh *strictHandler) ApproveAgentRun(ctx echo.Context, id Id) error {
 }
 
 // ExecuteAgentRun operation middleware
-func (sh *strictHandler) ExecuteAgentRun(ctx echo.Context, id Id) error {
+func (sh *strictHandler) ExecuteAgentRun(ctx echo.Context, id Id, params ExecuteAgentRunParams) error {
 	var request ExecuteAgentRunRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ExecuteAgentRun(ctx.Request().Context(), request.(ExecuteAgentRunRequestObject))
@@ -7003,10 +7340,11 @@ func (sh *strictHandler) ExecuteAgentRun(ctx echo.Context, id Id) error {
 }
 
 // CallAgentTool operation middleware
-func (sh *strictHandler) CallAgentTool(ctx echo.Context, id Id) error {
+func (sh *strictHandler) CallAgentTool(ctx echo.Context, id Id, params CallAgentToolParams) error {
 	var request CallAgentToolRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body CallAgentToolJSONRequestBody
 	var err error
@@ -7076,8 +7414,10 @@ func (sh *strictHandler) ListApiConfigs(ctx echo.Context, params ListApiConfigsP
 }
 
 // CreateApiConfig operation middleware
-func (sh *strictHandler) CreateApiConfig(ctx echo.Context) error {
+func (sh *strictHandler) CreateApiConfig(ctx echo.Context, params CreateApiConfigParams) error {
 	var request CreateApiConfigRequestObject
+
+	request.Params = params
 
 	var body CreateApiConfigJSONRequestBody
 	var err error
@@ -7222,8 +7562,10 @@ func (sh *strictHandler) ListDivisions(ctx echo.Context, params ListDivisionsPar
 }
 
 // CreateDivision operation middleware
-func (sh *strictHandler) CreateDivision(ctx echo.Context) error {
+func (sh *strictHandler) CreateDivision(ctx echo.Context, params CreateDivisionParams) error {
 	var request CreateDivisionRequestObject
+
+	request.Params = params
 
 	var body CreateDivisionJSONRequestBody
 	var err error
@@ -7342,8 +7684,10 @@ func (sh *strictHandler) ListOrganizations(ctx echo.Context) error {
 }
 
 // CreateOrganization operation middleware
-func (sh *strictHandler) CreateOrganization(ctx echo.Context) error {
+func (sh *strictHandler) CreateOrganization(ctx echo.Context, params CreateOrganizationParams) error {
 	var request CreateOrganizationRequestObject
+
+	request.Params = params
 
 	var body CreateOrganizationJSONRequestBody
 	var err error
@@ -7438,10 +7782,11 @@ func (sh *strictHandler) ListInvitations(ctx echo.Context, id Id) error {
 }
 
 // CreateInvitation operation middleware
-func (sh *strictHandler) CreateInvitation(ctx echo.Context, id Id) error {
+func (sh *strictHandler) CreateInvitation(ctx echo.Context, id Id, params CreateInvitationParams) error {
 	var request CreateInvitationRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body CreateInvitationJSONRequestBody
 	var err error
@@ -7536,8 +7881,10 @@ func (sh *strictHandler) ListProducts(ctx echo.Context, params ListProductsParam
 }
 
 // CreateProduct operation middleware
-func (sh *strictHandler) CreateProduct(ctx echo.Context) error {
+func (sh *strictHandler) CreateProduct(ctx echo.Context, params CreateProductParams) error {
 	var request CreateProductRequestObject
+
+	request.Params = params
 
 	var body CreateProductJSONRequestBody
 	var err error
@@ -7632,8 +7979,10 @@ func (sh *strictHandler) ListSeats(ctx echo.Context, params ListSeatsParams) err
 }
 
 // CreateSeat operation middleware
-func (sh *strictHandler) CreateSeat(ctx echo.Context) error {
+func (sh *strictHandler) CreateSeat(ctx echo.Context, params CreateSeatParams) error {
 	var request CreateSeatRequestObject
+
+	request.Params = params
 
 	var body CreateSeatJSONRequestBody
 	var err error
@@ -7703,10 +8052,11 @@ func (sh *strictHandler) GetSeatAgent(ctx echo.Context, id Id) error {
 }
 
 // ConfigureSeatAgent operation middleware
-func (sh *strictHandler) ConfigureSeatAgent(ctx echo.Context, id Id) error {
+func (sh *strictHandler) ConfigureSeatAgent(ctx echo.Context, id Id, params ConfigureSeatAgentParams) error {
 	var request ConfigureSeatAgentRequestObject
 
 	request.Id = id
+	request.Params = params
 
 	var body ConfigureSeatAgentJSONRequestBody
 	var err error
@@ -7751,8 +8101,10 @@ func (sh *strictHandler) ConfigureSeatAgent(ctx echo.Context, id Id) error {
 }
 
 // CreateTask operation middleware
-func (sh *strictHandler) CreateTask(ctx echo.Context) error {
+func (sh *strictHandler) CreateTask(ctx echo.Context, params CreateTaskParams) error {
 	var request CreateTaskRequestObject
+
+	request.Params = params
 
 	var body CreateTaskJSONRequestBody
 	var err error
@@ -7943,8 +8295,10 @@ func (sh *strictHandler) ListTeams(ctx echo.Context, params ListTeamsParams) err
 }
 
 // CreateTeam operation middleware
-func (sh *strictHandler) CreateTeam(ctx echo.Context) error {
+func (sh *strictHandler) CreateTeam(ctx echo.Context, params CreateTeamParams) error {
 	var request CreateTeamRequestObject
+
+	request.Params = params
 
 	var body CreateTeamJSONRequestBody
 	var err error
@@ -8116,8 +8470,10 @@ func (sh *strictHandler) ListToolServers(ctx echo.Context, params ListToolServer
 }
 
 // CreateToolServer operation middleware
-func (sh *strictHandler) CreateToolServer(ctx echo.Context) error {
+func (sh *strictHandler) CreateToolServer(ctx echo.Context, params CreateToolServerParams) error {
 	var request CreateToolServerRequestObject
+
+	request.Params = params
 
 	var body CreateToolServerJSONRequestBody
 	var err error

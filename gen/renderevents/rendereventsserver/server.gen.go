@@ -60,7 +60,7 @@ type ServerInterface interface {
 	GetUser(ctx echo.Context, userId openapi_types.UUID) error
 	// ReplayWebhookDelivery Replay a delivery
 	// (POST /webhook-deliveries/{delivery_id}/replay)
-	ReplayWebhookDelivery(ctx echo.Context, deliveryId openapi_types.UUID) error
+	ReplayWebhookDelivery(ctx echo.Context, deliveryId openapi_types.UUID, params ReplayWebhookDeliveryParams) error
 	// ListWebhookEndpoints List webhook endpoints
 	// (GET /webhook-endpoints)
 	ListWebhookEndpoints(ctx echo.Context, params ListWebhookEndpointsParams) error
@@ -81,7 +81,7 @@ type ServerInterface interface {
 	ListWebhookDeliveries(ctx echo.Context, endpointId EndpointId, params ListWebhookDeliveriesParams) error
 	// RotateWebhookEndpointSecret Rotate the signing secret of an endpoint
 	// (POST /webhook-endpoints/{endpoint_id}/rotate-secret)
-	RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId) error
+	RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId, params RotateWebhookEndpointSecretParams) error
 }
 
 // ServerInterfaceWrapper converts echo contexts to parameters.
@@ -503,8 +503,28 @@ func (w *ServerInterfaceWrapper) ReplayWebhookDelivery(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter delivery_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReplayWebhookDeliveryParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.ReplayWebhookDelivery(ctx, deliveryId)
+	err = w.Handler.ReplayWebhookDelivery(ctx, deliveryId, params)
 	return err
 }
 
@@ -551,6 +571,23 @@ func (w *ServerInterfaceWrapper) CreateWebhookEndpoint(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, false, "tenant_id", ctx.QueryParams(), &params.TenantId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter tenant_id: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
 	}
 
 	// Invoke the callback with all the unmarshaled arguments
@@ -656,8 +693,28 @@ func (w *ServerInterfaceWrapper) RotateWebhookEndpointSecret(ctx echo.Context) e
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter endpoint_id: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RotateWebhookEndpointSecretParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RotateWebhookEndpointSecret(ctx, endpointId)
+	err = w.Handler.RotateWebhookEndpointSecret(ctx, endpointId, params)
 	return err
 }
 
@@ -1851,6 +1908,7 @@ func (response GetUser404ApplicationProblemPlusJSONResponse) VisitGetUserRespons
 
 type ReplayWebhookDeliveryRequestObject struct {
 	DeliveryId openapi_types.UUID `json:"delivery_id"`
+	Params     ReplayWebhookDeliveryParams
 }
 
 type ReplayWebhookDeliveryResponseObject interface {
@@ -2455,6 +2513,7 @@ func (response ListWebhookDeliveries404ApplicationProblemPlusJSONResponse) Visit
 
 type RotateWebhookEndpointSecretRequestObject struct {
 	EndpointId EndpointId `json:"endpoint_id"`
+	Params     RotateWebhookEndpointSecretParams
 }
 
 type RotateWebhookEndpointSecretResponseObject interface {
@@ -2949,10 +3008,11 @@ func (sh *strictHandler) GetUser(ctx echo.Context, userId openapi_types.UUID) er
 }
 
 // ReplayWebhookDelivery operation middleware
-func (sh *strictHandler) ReplayWebhookDelivery(ctx echo.Context, deliveryId openapi_types.UUID) error {
+func (sh *strictHandler) ReplayWebhookDelivery(ctx echo.Context, deliveryId openapi_types.UUID, params ReplayWebhookDeliveryParams) error {
 	var request ReplayWebhookDeliveryRequestObject
 
 	request.DeliveryId = deliveryId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.ReplayWebhookDelivery(ctx.Request().Context(), request.(ReplayWebhookDeliveryRequestObject))
@@ -3171,10 +3231,11 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, endpointId Endp
 }
 
 // RotateWebhookEndpointSecret operation middleware
-func (sh *strictHandler) RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId) error {
+func (sh *strictHandler) RotateWebhookEndpointSecret(ctx echo.Context, endpointId EndpointId, params RotateWebhookEndpointSecretParams) error {
 	var request RotateWebhookEndpointSecretRequestObject
 
 	request.EndpointId = endpointId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RotateWebhookEndpointSecret(ctx.Request().Context(), request.(RotateWebhookEndpointSecretRequestObject))

@@ -5,6 +5,7 @@ import (
 	"embed"
 
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/idempotency"
 	"github.com/videotpl/platform/pkg/pgxdb"
 )
 
@@ -13,8 +14,9 @@ import (
 //go:embed *.sql
 var FS embed.FS
 
-// Sets are the migration sets of the content database: the service's own tables, and the
-// outbox and inbox of pkg/bus. Each set keeps its own goose version table.
+// Sets are the migration sets of the content database: the service's own tables, the
+// outbox and inbox of pkg/bus and the keys of pkg/idempotency. Each set keeps its own goose
+// version table.
 func Sets() []pgxdb.Migrations {
-	return []pgxdb.Migrations{{Name: "content", FS: FS}, bus.Migrations()}
+	return []pgxdb.Migrations{{Name: "content", FS: FS}, bus.Migrations(), idempotency.Migrations()}
 }

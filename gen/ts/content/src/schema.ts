@@ -2002,6 +2002,19 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+         *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+         *     same value on every retry of that request. A retry with the same key, method, path, query
+         *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+         *     repeat the work. The same key with another request is 422; a retry while the first request
+         *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+         *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+         *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+         *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+         * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+         */
+        IdempotencyKey: string;
         /** @description Page number, from 1. */
         Page: number;
         /** @description Items per page (maximum 100). */
@@ -2145,7 +2158,21 @@ export interface operations {
     createContainer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2284,7 +2311,21 @@ export interface operations {
     createProject: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2452,7 +2493,21 @@ export interface operations {
     startProjectAepUpload: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2540,7 +2595,21 @@ export interface operations {
     createScene: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2709,7 +2778,21 @@ export interface operations {
     createSceneContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Scene id. */
                 scene_id: components["parameters"]["SceneId"];
@@ -2798,7 +2881,21 @@ export interface operations {
     createSceneColor: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Scene id. */
                 scene_id: components["parameters"]["SceneId"];
@@ -2913,7 +3010,21 @@ export interface operations {
     createSharedLayer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -2997,7 +3108,21 @@ export interface operations {
     createPresetStory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Project id. */
                 project_id: components["parameters"]["ProjectId"];
@@ -3054,7 +3179,21 @@ export interface operations {
     generateSvgPreview: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3157,7 +3296,21 @@ export interface operations {
     createFont: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3248,7 +3401,21 @@ export interface operations {
     createMusicTrack: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3296,7 +3463,21 @@ export interface operations {
     createCategory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3367,7 +3548,21 @@ export interface operations {
     createFavoriteFolder: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3395,7 +3590,21 @@ export interface operations {
     addFavoriteContainer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3498,7 +3707,21 @@ export interface operations {
     createComment: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };

@@ -1984,6 +1984,19 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+         *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+         *     same value on every retry of that request. A retry with the same key, method, path, query
+         *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+         *     repeat the work. The same key with another request is 422; a retry while the first request
+         *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+         *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+         *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+         *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+         * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+         */
+        IdempotencyKey: string;
         /** @description The resource id. */
         Id: string;
         /** @description The user id. */
@@ -2027,7 +2040,21 @@ export interface operations {
     createOrganization: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2135,7 +2162,21 @@ export interface operations {
     createInvitation: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];
@@ -2226,7 +2267,21 @@ export interface operations {
     createDivision: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2286,7 +2341,21 @@ export interface operations {
     createProduct: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2457,7 +2526,21 @@ export interface operations {
     createTeam: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2622,7 +2705,21 @@ export interface operations {
     createSeat: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2677,7 +2774,21 @@ export interface operations {
     configureSeatAgent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];
@@ -2718,7 +2829,21 @@ export interface operations {
     createTask: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2921,7 +3046,21 @@ export interface operations {
                 /** @description The organization; 404 when the caller is not a member of it. */
                 organization_id: components["parameters"]["OrganizationIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3102,7 +3241,21 @@ export interface operations {
     forkAgentProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];
@@ -3134,7 +3287,21 @@ export interface operations {
     installAgentProfile: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];
@@ -3193,7 +3360,21 @@ export interface operations {
     createApiConfig: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3275,7 +3456,21 @@ export interface operations {
     createToolServer: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3383,7 +3578,21 @@ export interface operations {
     prepareAgentRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3438,7 +3647,21 @@ export interface operations {
     executeAgentRun: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];
@@ -3499,7 +3722,21 @@ export interface operations {
     callAgentTool: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description The resource id. */
                 id: components["parameters"]["Id"];

@@ -958,6 +958,19 @@ export interface components {
         };
     };
     parameters: {
+        /**
+         * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+         *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+         *     same value on every retry of that request. A retry with the same key, method, path, query
+         *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+         *     repeat the work. The same key with another request is 422; a retry while the first request
+         *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+         *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+         *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+         *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+         * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+         */
+        IdempotencyKey: string;
         /** @description The render job id (render_job_id of the events). */
         JobId: string;
         SnapshotId: string;
@@ -1399,7 +1412,21 @@ export interface operations {
                 /** @description Only for a JWT with the admin role or a ServiceToken with scope renderevents:read (renderevents:write for writes); anyone else gets 403. JWT callers otherwise see their own tenant. */
                 tenant_id?: components["parameters"]["TenantIdQuery"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1506,7 +1533,21 @@ export interface operations {
     rotateWebhookEndpointSecret: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 endpoint_id: components["parameters"]["EndpointId"];
             };
@@ -1564,7 +1605,21 @@ export interface operations {
     replayWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes a retry of this request safe (IETF httpapi draft "The Idempotency-Key HTTP Header
+                 *     Field"). Send a new unique value (a UUID, for example) for each request you mean, and the
+                 *     same value on every retry of that request. A retry with the same key, method, path, query
+                 *     and body gets the first answer again (status, body, Content-Type and Location) and does not
+                 *     repeat the work. The same key with another request is 422; a retry while the first request
+                 *     is still in progress is 409 (retry later). Keys belong to the caller (a user within its
+                 *     tenant, or a service token) and are kept 24 hours unless the deployment configures another
+                 *     time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
+                 *     again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
+                 * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 delivery_id: string;
             };

@@ -5,6 +5,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/idempotency"
 )
 
 // serviceName is the service's name in logs, traces and the names of its queues.
@@ -43,6 +44,8 @@ type Config struct {
 	// EnvConfig is the bus: content.svg_preview.generated.v1 goes out on EVENTS_EXCHANGE, the
 	// preview-generation commands through the queue <BUS_SERVICE>.events.
 	bus.EnvConfig
+
+	idempotency.Env
 
 	EventsDefaultTenant string `env:"EVENTS_DEFAULT_TENANT_ID" envDefault:"00000000-0000-0000-0000-000000000001" desc:"tenant_id of events caused by a caller without a tenant (a service token bound to none)"`
 }

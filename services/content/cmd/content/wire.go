@@ -14,6 +14,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/idempotency"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
@@ -23,6 +24,7 @@ import (
 	"github.com/videotpl/platform/services/content/internal/store"
 	"github.com/videotpl/platform/services/content/internal/store/vision"
 	"github.com/videotpl/platform/services/content/migrations"
+	"github.com/videotpl/platform/specs"
 )
 
 // service is the wired content service: its HTTP server, and what stops with it.
@@ -102,7 +104,25 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	if err != nil {
 		return nil, err
 	}
+	if err := withIdempotency(sweepCtx, &wg, s.http, pool, c, log); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// withIdempotency makes the operations of the spec that declare the Idempotency-Key header
+// answer retries from the keys stored in pool, and purges expired keys (in wg) until ctx ends.
+func withIdempotency(ctx context.Context, wg *sync.WaitGroup, e *echo.Echo, pool *pgxpool.Pool, c Config, log *slog.Logger) error {
+	doc, err := specs.OpenAPI(serviceName)
+	if err != nil {
+		return err
+	}
+	keys := idempotency.New(pool, c.KeyOptions(log))
+	if err := keys.Apply(e, doc); err != nil {
+		return err
+	}
+	wg.Go(func() { keys.RunPurger(ctx, c.IdempotencyPurgeInterval) })
+	return nil
 }
 
 // openPool connects to the configured database, migrating it first when asked.

@@ -179,7 +179,7 @@ func TestAThreePartAepThroughStartAndCompleteSurvivesAWrongETag(t *testing.T) {
 	data := randomBytes(2*chunk+777_777, 5)
 
 	s, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), pid,
-		content.AepStartUploadRequest{Filename: "Big Project.aep", TotalSizeBytes: int64(len(data))}, ev.admin)
+		nil, content.AepStartUploadRequest{Filename: "Big Project.aep", TotalSizeBytes: int64(len(data))}, ev.admin)
 	want(t, s, err, 201)
 	up := s.JSON201
 	if up.ChunkSizeBytes != chunk || len(up.PartUrls) != 3 || up.Bucket != ev.app.Config().TemplatesBucket || up.UploadId == "" {
@@ -250,12 +250,12 @@ func TestStartUploadRefusesBadSizesAndCallers(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), tc.project, tc.body, tc.caller)
+			r, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), tc.project, nil, tc.body, tc.caller)
 			want(t, r, err, tc.status)
 		})
 	}
 	t.Run("a 3 GB file gets 64 MiB parts", func(t *testing.T) {
-		r, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), pid, content.AepStartUploadRequest{Filename: "huge.aep", TotalSizeBytes: 3_000_000_000}, ev.admin)
+		r, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), pid, nil, content.AepStartUploadRequest{Filename: "huge.aep", TotalSizeBytes: 3_000_000_000}, ev.admin)
 		want(t, r, err, 201)
 		if r.JSON201.ChunkSizeBytes != 64<<20 || len(r.JSON201.PartUrls) != 45 {
 			t.Fatalf("chunk %d, %d parts", r.JSON201.ChunkSizeBytes, len(r.JSON201.PartUrls))
@@ -275,7 +275,7 @@ func TestTheSweeperAbortsUploadsNeverCompleted(t *testing.T) {
 	sweep := func(t *testing.T, maxAge time.Duration) (*env, uuid.UUID, string, int) {
 		ev := newEnv(t, withConfig(func(c *app.Config) { c.AepUploadMaxAge = maxAge }))
 		pid := ev.draftProject("aep-sweep")
-		s, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), pid, content.AepStartUploadRequest{Filename: "a.aep", TotalSizeBytes: 10 << 20}, ev.admin)
+		s, err := ev.c.StartProjectAepUploadWithResponse(ctx(t), pid, nil, content.AepStartUploadRequest{Filename: "a.aep", TotalSizeBytes: 10 << 20}, ev.admin)
 		want(t, s, err, 201)
 		n, err := ev.app.SweepAepUploads(context.Background())
 		if err != nil {

@@ -27,29 +27,29 @@ func TestOnlyAPlatformAdminWritesTheSharedCatalog(t *testing.T) {
 	writes := map[string]func(caller content.RequestEditorFn) (response, error){
 		"create a container": func(c content.RequestEditorFn) (response, error) {
 			slug := "catalog-admin-" + uuid.NewString()[:8]
-			return ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: slug, Name: "n", PrimaryMode: "video"}, c)
+			return ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: slug, Name: "n", PrimaryMode: "video"}, c)
 		},
 		"publish a container": func(c content.RequestEditorFn) (response, error) {
 			return ev.c.PublishContainerWithResponse(ctx(t), draft, c)
 		},
 		"create a category": func(c content.RequestEditorFn) (response, error) {
 			slug := "catalog-admin-" + uuid.NewString()[:8]
-			return ev.c.CreateCategoryWithResponse(ctx(t), content.Category{Slug: &slug, Name: ptr("n")}, c)
+			return ev.c.CreateCategoryWithResponse(ctx(t), nil, content.Category{Slug: &slug, Name: ptr("n")}, c)
 		},
 		"create a music track": func(c content.RequestEditorFn) (response, error) {
-			return ev.c.CreateMusicTrackWithResponse(ctx(t), content.MusicTrack{Name: ptr("n"), Url: ptr("https://cdn.example/a.mp3")}, c)
+			return ev.c.CreateMusicTrackWithResponse(ctx(t), nil, content.MusicTrack{Name: ptr("n"), Url: ptr("https://cdn.example/a.mp3")}, c)
 		},
 		"update a project": func(c content.RequestEditorFn) (response, error) {
 			return ev.c.UpdateProjectWithResponse(ctx(t), project, content.ProjectUpdate{Name: ptr("Renamed")}, c)
 		},
 		"add a shared layer to a project": func(c content.RequestEditorFn) (response, error) {
-			return ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Key: ptr("l-" + uuid.NewString()[:8])}, c)
+			return ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Key: ptr("l-" + uuid.NewString()[:8])}, c)
 		},
 		"reorder a project's scenes": func(c content.RequestEditorFn) (response, error) {
 			return ev.c.ReorderScenesWithResponse(ctx(t), scene.Id, content.ReorderScenesRequest{OrderedIds: []uuid.UUID{scene.Id}}, c)
 		},
 		"add an element to a scene": func(c content.RequestEditorFn) (response, error) {
-			return ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, content.SceneContentElement{Key: ptr("e-" + uuid.NewString()[:8])}, c)
+			return ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, nil, content.SceneContentElement{Key: ptr("e-" + uuid.NewString()[:8])}, c)
 		},
 	}
 	callers := []struct {

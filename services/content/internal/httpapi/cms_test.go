@@ -134,16 +134,16 @@ func TestComments(t *testing.T) {
 	tpl, _ := ev.container(containerSpec{slug: "tpl", publish: true})
 	draft, _ := ev.container(containerSpec{slug: "draft"})
 
-	r, err := ev.c.CreateCommentWithResponse(ctx(t), content.CommentCreate{Content: "Lovely", Rate: ptr(4.5), BlogId: &blog}, ev.user)
+	r, err := ev.c.CreateCommentWithResponse(ctx(t), nil, content.CommentCreate{Content: "Lovely", Rate: ptr(4.5), BlogId: &blog}, ev.user)
 	want(t, r, err, 201)
 	var parent uuid.UUID
 	var status string
 	if err := ev.pool.QueryRow(ctx(t), "SELECT id, status FROM comments WHERE user_id = $1", ev.userID).Scan(&parent, &status); err != nil || status != "pending" {
 		t.Fatalf("stored comment status %q, %v", status, err)
 	}
-	reply, err := ev.c.CreateCommentWithResponse(ctx(t), content.CommentCreate{Content: "Agreed", BlogId: &blog, ParentCommentId: &parent}, ev.other)
+	reply, err := ev.c.CreateCommentWithResponse(ctx(t), nil, content.CommentCreate{Content: "Agreed", BlogId: &blog, ParentCommentId: &parent}, ev.other)
 	want(t, reply, err, 201)
-	onTemplate, err := ev.c.CreateCommentWithResponse(ctx(t), content.CommentCreate{Content: "Great template", ContainerId: &tpl}, ev.user)
+	onTemplate, err := ev.c.CreateCommentWithResponse(ctx(t), nil, content.CommentCreate{Content: "Great template", ContainerId: &tpl}, ev.user)
 	want(t, onTemplate, err, 201)
 
 	for name, tc := range map[string]struct {
@@ -160,7 +160,7 @@ func TestComments(t *testing.T) {
 		"a rate above 5":                {content.CommentCreate{Content: "x", BlogId: &blog, Rate: ptr(6.0)}, "body.rate"},
 	} {
 		t.Run(name+" is 400 naming the field", func(t *testing.T) {
-			r, err := ev.c.CreateCommentWithResponse(ctx(t), tc.body, ev.user)
+			r, err := ev.c.CreateCommentWithResponse(ctx(t), nil, tc.body, ev.user)
 			want(t, r, err, 400)
 			if f := problemFields(r.ApplicationproblemJSON400); !slices.Contains(f, tc.field) {
 				t.Errorf("fields %v, want %s", f, tc.field)
@@ -168,7 +168,7 @@ func TestComments(t *testing.T) {
 		})
 	}
 	t.Run("a service token has no user: 403", func(t *testing.T) {
-		r, err := ev.c.CreateCommentWithResponse(ctx(t), content.CommentCreate{Content: "x", BlogId: &blog}, ev.svc)
+		r, err := ev.c.CreateCommentWithResponse(ctx(t), nil, content.CommentCreate{Content: "x", BlogId: &blog}, ev.svc)
 		want(t, r, err, 403)
 	})
 }

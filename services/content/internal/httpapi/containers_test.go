@@ -15,7 +15,7 @@ func TestContainerWrites(t *testing.T) {
 	tag := ev.tag("elegant")
 
 	t.Run("a container is created unpublished with its links", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "first", Name: "First", PrimaryMode: "video",
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "first", Name: "First", PrimaryMode: "video",
 			Description: ptr("A first one"), CategoryIds: &[]uuid.UUID{cat}, TagIds: &[]uuid.UUID{tag}}, ev.admin)
 		want(t, r, err, 201)
 		c := r.JSON201
@@ -29,11 +29,11 @@ func TestContainerWrites(t *testing.T) {
 		}
 	})
 	t.Run("a taken slug is 409", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "first", Name: "Again", PrimaryMode: "video"}, ev.admin)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "first", Name: "Again", PrimaryMode: "video"}, ev.admin)
 		want(t, r, err, 409)
 	})
 	t.Run("an unknown category id is 400 naming its position", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "bad-links", Name: "Bad", PrimaryMode: "video",
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "bad-links", Name: "Bad", PrimaryMode: "video",
 			CategoryIds: &[]uuid.UUID{cat, uuid.New()}, TagIds: &[]uuid.UUID{uuid.New()}}, ev.admin)
 		want(t, r, err, 400)
 		if f := problemFields(r.ApplicationproblemJSON400); !slices.Equal(f, []string{"body.category_ids[1]", "body.tag_ids[0]"}) {
@@ -43,25 +43,25 @@ func TestContainerWrites(t *testing.T) {
 		want(t, g, err, 404) // nothing was written
 	})
 	t.Run("a slug that breaks the pattern is 400", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "Not A Slug", Name: "x", PrimaryMode: "video"}, ev.admin)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "Not A Slug", Name: "x", PrimaryMode: "video"}, ev.admin)
 		want(t, r, err, 400)
 	})
 	t.Run("a NUL character in a text field is 400, not a fault of ours", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "nul", Name: "nul\x00inside", PrimaryMode: "video"}, ev.admin)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "nul", Name: "nul\x00inside", PrimaryMode: "video"}, ev.admin)
 		want(t, r, err, 400)
 	})
 	t.Run("a user without the admin role gets 403", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "mine", Name: "Mine", PrimaryMode: "video"}, ev.user)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "mine", Name: "Mine", PrimaryMode: "video"}, ev.user)
 		want(t, r, err, 403)
-		r, err = ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "svc", Name: "Svc", PrimaryMode: "video"}, ev.svc)
+		r, err = ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "svc", Name: "Svc", PrimaryMode: "video"}, ev.svc)
 		want(t, r, err, 403)
 	})
 	t.Run("a service token with content:admin may write", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "by-service", Name: "Svc", PrimaryMode: "photo"}, ev.svcAdm)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "by-service", Name: "Svc", PrimaryMode: "photo"}, ev.svcAdm)
 		want(t, r, err, 201)
 	})
 	t.Run("without a token a write is 401", func(t *testing.T) {
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "anon", Name: "Anon", PrimaryMode: "video"}, ev.anon)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "anon", Name: "Anon", PrimaryMode: "video"}, ev.anon)
 		want(t, r, err, 401)
 	})
 
@@ -143,7 +143,7 @@ func TestContainerWrites(t *testing.T) {
 		want(t, p, err, 404)
 		g, err := ev.c.GetTemplateWithResponse(ctx(t), id.String(), ev.admin)
 		want(t, g, err, 404)
-		r, err := ev.c.CreateContainerWithResponse(ctx(t), content.ContainerCreate{Slug: "patched", Name: "Reuse", PrimaryMode: "video"}, ev.admin)
+		r, err := ev.c.CreateContainerWithResponse(ctx(t), nil, content.ContainerCreate{Slug: "patched", Name: "Reuse", PrimaryMode: "video"}, ev.admin)
 		want(t, r, err, 409)
 	})
 }

@@ -25,7 +25,7 @@ func TestContentAndColorElements(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cr, err := ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, content.SceneContentElement{Key: ptr("headline"), Type: ptr("text"),
+	cr, err := ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, nil, content.SceneContentElement{Key: ptr("headline"), Type: ptr("text"),
 		Title: ptr("Headline"), FontId: &font, FontSize: ptr(48), MaxSize: ptr(40), RepeaterItemId: &repeater,
 		LocalizedTitle: &map[string]string{"de": "Schlagzeile"}, MappedList: &[]map[string]any{{"from": "a", "to": "b"}}}, ev.admin)
 	want(t, cr, err, 201)
@@ -51,7 +51,7 @@ func TestContentAndColorElements(t *testing.T) {
 			"a user may not create elements":       {content.SceneContentElement{Key: ptr("u")}, scene.Id, ev.user, 403, ""},
 		} {
 			t.Run(name, func(t *testing.T) {
-				r, err := ev.c.CreateSceneContentWithResponse(ctx(t), tc.scene, tc.body, tc.caller)
+				r, err := ev.c.CreateSceneContentWithResponse(ctx(t), tc.scene, nil, tc.body, tc.caller)
 				want(t, r, err, tc.status)
 				if tc.field != "" && !slices.Contains(problemFields(r.ApplicationproblemJSON400), tc.field) {
 					t.Errorf("fields %v, want %s", problemFields(r.ApplicationproblemJSON400), tc.field)
@@ -66,7 +66,7 @@ func TestContentAndColorElements(t *testing.T) {
 		if *u.DefaultValue != "Hello" || !*u.IsHidden || *u.Key != "headline" || *u.FontId != font || *u.FontSize != 48 {
 			t.Errorf("patched %+v", u)
 		}
-		second, err := ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, content.SceneContentElement{Key: ptr("subline")}, ev.admin)
+		second, err := ev.c.CreateSceneContentWithResponse(ctx(t), scene.Id, nil, content.SceneContentElement{Key: ptr("subline")}, ev.admin)
 		want(t, second, err, 201)
 		r, err = ev.c.UpdateSceneContentWithResponse(ctx(t), *second.JSON201.Id, content.SceneContentElement{Key: ptr("headline")}, ev.admin)
 		want(t, r, err, 409)
@@ -74,18 +74,18 @@ func TestContentAndColorElements(t *testing.T) {
 		want(t, r, err, 404)
 	})
 
-	colr, err := ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, content.SceneColorElement{ElementKey: ptr("bg"), DefaultColor: ptr("#ff8800")}, ev.admin)
+	colr, err := ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, nil, content.SceneColorElement{ElementKey: ptr("bg"), DefaultColor: ptr("#ff8800")}, ev.admin)
 	want(t, colr, err, 201)
 	color := colr.JSON201
 	if *color.AttrValue != content.SceneColorElementAttrValueFill || *color.DefaultColor != "#ff8800" {
 		t.Errorf("created colour %+v", color)
 	}
 	t.Run("colour errors", func(t *testing.T) {
-		r, err := ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, content.SceneColorElement{ElementKey: ptr("bg")}, ev.admin)
+		r, err := ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, nil, content.SceneColorElement{ElementKey: ptr("bg")}, ev.admin)
 		want(t, r, err, 409)
-		r, err = ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, content.SceneColorElement{Title: ptr("no key")}, ev.admin)
+		r, err = ev.c.CreateSceneColorWithResponse(ctx(t), scene.Id, nil, content.SceneColorElement{Title: ptr("no key")}, ev.admin)
 		want(t, r, err, 400)
-		raw, err := ev.c.CreateSceneColorWithBodyWithResponse(ctx(t), scene.Id, "application/json",
+		raw, err := ev.c.CreateSceneColorWithBodyWithResponse(ctx(t), scene.Id, nil, "application/json",
 			strings.NewReader(`{"element_key":"fg","attr_value":"glow"}`), ev.admin)
 		want(t, raw, err, 400)
 		if f := problemFields(raw.ApplicationproblemJSON400); !slices.Contains(f, "body.attr_value") {
@@ -139,7 +139,7 @@ func TestContentAndColorElements(t *testing.T) {
 		want(t, dc, err, 404)
 	})
 	t.Run("an element id that is not JSON-clean in the body is 400", func(t *testing.T) {
-		r, err := ev.c.CreateSceneContentWithBodyWithResponse(ctx(t), scene.Id, "application/json", bytes.NewReader([]byte(`{"key":`)), ev.admin)
+		r, err := ev.c.CreateSceneContentWithBodyWithResponse(ctx(t), scene.Id, nil, "application/json", bytes.NewReader([]byte(`{"key":`)), ev.admin)
 		want(t, r, err, 400)
 	})
 }
@@ -147,20 +147,20 @@ func TestContentAndColorElements(t *testing.T) {
 func TestSharedLayersAndColors(t *testing.T) {
 	ev := newEnv(t)
 	project := ev.publishedProject("tpl")
-	r, err := ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Key: ptr("logo"), Type: ptr("logo"), Sort: ptr(2)}, ev.admin)
+	r, err := ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Key: ptr("logo"), Type: ptr("logo"), Sort: ptr(2)}, ev.admin)
 	want(t, r, err, 201)
 	if *r.JSON201.ProjectId != project || *r.JSON201.Key != "logo" || *r.JSON201.Title != "" {
 		t.Errorf("layer %+v", r.JSON201)
 	}
-	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Key: ptr("logo")}, ev.admin)
+	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Key: ptr("logo")}, ev.admin)
 	want(t, r, err, 409)
-	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Title: ptr("keyless")}, ev.admin)
+	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Title: ptr("keyless")}, ev.admin)
 	want(t, r, err, 400)
-	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Key: ptr("u")}, ev.user)
+	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Key: ptr("u")}, ev.user)
 	want(t, r, err, 403)
-	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), uuid.New(), content.SharedLayer{Key: ptr("x")}, ev.admin)
+	r, err = ev.c.CreateSharedLayerWithResponse(ctx(t), uuid.New(), nil, content.SharedLayer{Key: ptr("x")}, ev.admin)
 	want(t, r, err, 404)
-	_, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, content.SharedLayer{Key: ptr("title"), Sort: ptr(1)}, ev.admin)
+	_, err = ev.c.CreateSharedLayerWithResponse(ctx(t), project, nil, content.SharedLayer{Key: ptr("title"), Sort: ptr(1)}, ev.admin)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -375,7 +375,7 @@ func ptr[T any](v T) *T { return &v }
 func (ev *env) category(slug string, parent *uuid.UUID) uuid.UUID {
 	ev.t.Helper()
 	slug += ev.suffix
-	r, err := ev.c.CreateCategoryWithResponse(ctx(ev.t), content.Category{Slug: &slug, Name: ptr("Category " + slug), ParentId: parent}, ev.admin)
+	r, err := ev.c.CreateCategoryWithResponse(ctx(ev.t), nil, content.Category{Slug: &slug, Name: ptr("Category " + slug), ParentId: parent}, ev.admin)
 	want(ev.t, r, err, 201)
 	return *r.JSON201.Id
 }
@@ -419,7 +419,7 @@ func (ev *env) container(s containerSpec) (uuid.UUID, []uuid.UUID) {
 	if s.tags != nil {
 		body.TagIds = &s.tags
 	}
-	r, err := ev.c.CreateContainerWithResponse(ctx(ev.t), body, ev.admin)
+	r, err := ev.c.CreateContainerWithResponse(ctx(ev.t), nil, body, ev.admin)
 	want(ev.t, r, err, 201)
 	id := r.JSON201.Id
 	var projects []uuid.UUID
@@ -435,7 +435,7 @@ func (ev *env) container(s containerSpec) (uuid.UUID, []uuid.UUID) {
 
 func (ev *env) project(container uuid.UUID, aspect string) uuid.UUID {
 	ev.t.Helper()
-	r, err := ev.c.CreateProjectWithResponse(ctx(ev.t), content.ProjectCreate{ContainerId: container, Name: "Variant " + aspect,
+	r, err := ev.c.CreateProjectWithResponse(ctx(ev.t), nil, content.ProjectCreate{ContainerId: container, Name: "Variant " + aspect,
 		OriginalWidth: 1920, OriginalHeight: 1080, ProjectDurationSec: 30, ChooseMode: "free", Aspect: &aspect}, ev.admin)
 	want(ev.t, r, err, 201)
 	return r.JSON201.Id
@@ -443,7 +443,7 @@ func (ev *env) project(container uuid.UUID, aspect string) uuid.UUID {
 
 func (ev *env) scene(project uuid.UUID, key string) content.Scene {
 	ev.t.Helper()
-	r, err := ev.c.CreateSceneWithResponse(ctx(ev.t), project, content.SceneCreate{Key: key, Title: "Scene " + key}, ev.admin)
+	r, err := ev.c.CreateSceneWithResponse(ctx(ev.t), project, nil, content.SceneCreate{Key: key, Title: "Scene " + key}, ev.admin)
 	want(ev.t, r, err, 201)
 	return *r.JSON201
 }

@@ -37,7 +37,7 @@ func TestFontUploadsReadWhatTheRequestLeavesOutFromTheFile(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ct, body := streamedBody(tc.parts...)
-			r, err := ev.c.CreateFontWithBodyWithResponse(ctx(t), ct, body, ev.admin)
+			r, err := ev.c.CreateFontWithBodyWithResponse(ctx(t), nil, ct, body, ev.admin)
 			want(t, r, err, 201)
 			got := *r.JSON201
 			key := objectKey(got.FileUrl, ev.app.Config().MediaBucket)
@@ -78,7 +78,7 @@ func TestFontUploadsRefuse(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ct, body := streamedBody(tc.parts...)
-			r, err := ev.c.CreateFontWithBodyWithResponse(ctx(t), ct, body, tc.caller)
+			r, err := ev.c.CreateFontWithBodyWithResponse(ctx(t), nil, ct, body, tc.caller)
 			want(t, r, err, tc.status)
 		})
 	}

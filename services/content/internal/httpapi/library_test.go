@@ -37,18 +37,18 @@ func TestFontsMusicCategoriesAndTags(t *testing.T) {
 			{Name: ptr("Night Drive"), Url: ptr("https://cdn/3.mp3"), Genre: ptr("electronic"), Mood: ptr("happy"), DurationSec: ptr(240.0),
 				Bpm: ptr(128), WaveformData: &map[string]any{"peaks": []any{0.1, 0.5}}},
 		} {
-			r, err := ev.c.CreateMusicTrackWithResponse(ctx(t), m, ev.admin)
+			r, err := ev.c.CreateMusicTrackWithResponse(ctx(t), nil, m, ev.admin)
 			want(t, r, err, 201)
 			if r.JSON201.Id == nil || *r.JSON201.Name != *m.Name || r.JSON201.WaveformData == nil {
 				t.Errorf("created %+v", r.JSON201)
 			}
 		}
-		r, err := ev.c.CreateMusicTrackWithResponse(ctx(t), content.MusicTrack{Name: ptr("no url")}, ev.admin)
+		r, err := ev.c.CreateMusicTrackWithResponse(ctx(t), nil, content.MusicTrack{Name: ptr("no url")}, ev.admin)
 		want(t, r, err, 400)
 		if f := problemFields(r.ApplicationproblemJSON400); !slices.Equal(f, []string{"body.url"}) {
 			t.Errorf("fields %v", f)
 		}
-		r, err = ev.c.CreateMusicTrackWithResponse(ctx(t), content.MusicTrack{Name: ptr("x"), Url: ptr("y")}, ev.user)
+		r, err = ev.c.CreateMusicTrackWithResponse(ctx(t), nil, content.MusicTrack{Name: ptr("x"), Url: ptr("y")}, ev.user)
 		want(t, r, err, 403)
 
 		names := func(p content.ListMusicParams) ([]string, content.PaginationMeta) {
@@ -90,16 +90,16 @@ func TestFontsMusicCategoriesAndTags(t *testing.T) {
 	t.Run("categories form a tree of existing parents", func(t *testing.T) {
 		root := ev.category("social", nil)
 		child := ev.category("stories", &root)
-		r, err := ev.c.CreateCategoryWithResponse(ctx(t), content.Category{Slug: ptr("orphan"), Name: ptr("Orphan"), ParentId: ptr(uuid.New())}, ev.admin)
+		r, err := ev.c.CreateCategoryWithResponse(ctx(t), nil, content.Category{Slug: ptr("orphan"), Name: ptr("Orphan"), ParentId: ptr(uuid.New())}, ev.admin)
 		want(t, r, err, 400)
 		if f := problemFields(r.ApplicationproblemJSON400); !slices.Equal(f, []string{"body.parent_id"}) {
 			t.Errorf("fields %v", f)
 		}
-		r, err = ev.c.CreateCategoryWithResponse(ctx(t), content.Category{Slug: ptr("social"), Name: ptr("Again")}, ev.admin)
+		r, err = ev.c.CreateCategoryWithResponse(ctx(t), nil, content.Category{Slug: ptr("social"), Name: ptr("Again")}, ev.admin)
 		want(t, r, err, 409)
-		r, err = ev.c.CreateCategoryWithResponse(ctx(t), content.Category{Name: ptr("No slug")}, ev.admin)
+		r, err = ev.c.CreateCategoryWithResponse(ctx(t), nil, content.Category{Name: ptr("No slug")}, ev.admin)
 		want(t, r, err, 400)
-		r, err = ev.c.CreateCategoryWithResponse(ctx(t), content.Category{Slug: ptr("mine"), Name: ptr("Mine")}, ev.user)
+		r, err = ev.c.CreateCategoryWithResponse(ctx(t), nil, content.Category{Slug: ptr("mine"), Name: ptr("Mine")}, ev.user)
 		want(t, r, err, 403)
 		l, err := ev.c.ListCategoriesWithResponse(ctx(t), ev.user)
 		want(t, l, err, 200)

@@ -20,7 +20,7 @@ func TestPresetStories(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, content.PresetStoryCreate{Name: "Short cut", MusicId: &music,
+	r, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, nil, content.PresetStoryCreate{Name: "Short cut", MusicId: &music,
 		SceneIds: &[]uuid.UUID{c.Id, a.Id, c.Id}}, ev.admin)
 	want(t, r, err, 201)
 	st := r.JSON201
@@ -52,7 +52,7 @@ func TestPresetStories(t *testing.T) {
 		"a user may not create stories":                         {content.PresetStoryCreate{Name: "x"}, ev.user, 403, ""},
 	} {
 		t.Run(name, func(t *testing.T) {
-			r, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, tc.body, tc.caller)
+			r, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, nil, tc.body, tc.caller)
 			want(t, r, err, tc.status)
 			if tc.field != "" && !slices.Contains(problemFields(r.ApplicationproblemJSON400), tc.field) {
 				t.Errorf("fields %v, want %s", problemFields(r.ApplicationproblemJSON400), tc.field)
@@ -60,7 +60,7 @@ func TestPresetStories(t *testing.T) {
 		})
 	}
 	t.Run("stories are listed by sort; non-admins see published ones", func(t *testing.T) {
-		second, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, content.PresetStoryCreate{Name: "Empty"}, ev.admin)
+		second, err := ev.c.CreatePresetStoryWithResponse(ctx(t), project, nil, content.PresetStoryCreate{Name: "Empty"}, ev.admin)
 		want(t, second, err, 201)
 		if _, err := ev.pool.Exec(ctx(t), "UPDATE preset_stories SET is_published = false WHERE id = $1", second.JSON201.Id); err != nil {
 			t.Fatal(err)

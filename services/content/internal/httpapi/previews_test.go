@@ -35,7 +35,7 @@ func generate(t *testing.T, ev *env, targetType string, target uuid.UUID, image 
 	t.Helper()
 	parts := append([]part{filePart("image", "scene.png", image), fieldPart("target_type", targetType), fieldPart("target_id", target.String())}, extra...)
 	ct, body := streamedBody(parts...)
-	r, err := ev.c.GenerateSvgPreviewWithBodyWithResponse(ctx(t), ct, body, ev.admin)
+	r, err := ev.c.GenerateSvgPreviewWithBodyWithResponse(ctx(t), nil, ct, body, ev.admin)
 	want(t, r, err, 202)
 	if r.JSON202.Status != "Generating" {
 		t.Fatalf("accepted with status %s", r.JSON202.Status)
@@ -162,7 +162,7 @@ func TestColourKeysDefaultToTheTargetsColourElements(t *testing.T) {
 	sid := ev.scene(pid, "opening").Id
 	rects := svgpreviewtest.Rects()
 	for _, r := range []svgpreviewtest.Rect{rects[2], rects[0]} {
-		c, err := ev.c.CreateSceneColorWithResponse(ctx(t), sid, content.SceneColorElement{
+		c, err := ev.c.CreateSceneColorWithResponse(ctx(t), sid, nil, content.SceneColorElement{
 			ElementKey: &r.Key, DefaultColor: &r.Given, Title: &r.Key}, ev.admin)
 		want(t, c, err, 201)
 	}
@@ -208,7 +208,7 @@ func TestPreviewRequestsThatAreRefused(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			ct, body := streamedBody(tc.parts...)
-			r, err := ev.c.GenerateSvgPreviewWithBodyWithResponse(ctx(t), ct, body, tc.caller)
+			r, err := ev.c.GenerateSvgPreviewWithBodyWithResponse(ctx(t), nil, ct, body, tc.caller)
 			want(t, r, err, tc.status)
 			if tc.fields != nil {
 				if got := problemFields(r.ApplicationproblemJSON400); !slices.Equal(got, tc.fields) {

@@ -18,7 +18,7 @@ func TestProjectLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	r, err := ev.c.CreateProjectWithResponse(ctx(t), content.ProjectCreate{ContainerId: container, Name: "Landscape",
+	r, err := ev.c.CreateProjectWithResponse(ctx(t), nil, content.ProjectCreate{ContainerId: container, Name: "Landscape",
 		OriginalWidth: 1920, OriginalHeight: 1080, ProjectDurationSec: 42.5, ChooseMode: "free", Aspect: ptr("16:9"),
 		ProjectServerId: &server, VipFactor: ptr(2.0)}, ev.admin)
 	want(t, r, err, 201)
@@ -45,7 +45,7 @@ func TestProjectLifecycle(t *testing.T) {
 				OriginalHeight: 1, ChooseMode: "free"}, ev.user, 403, ""},
 		} {
 			t.Run(name, func(t *testing.T) {
-				r, err := ev.c.CreateProjectWithResponse(ctx(t), tc.body, tc.caller)
+				r, err := ev.c.CreateProjectWithResponse(ctx(t), nil, tc.body, tc.caller)
 				want(t, r, err, tc.status)
 				if tc.field != "" && !slices.Contains(problemFields(r.ApplicationproblemJSON400), tc.field) {
 					t.Errorf("fields %v, want %s", problemFields(r.ApplicationproblemJSON400), tc.field)
@@ -107,19 +107,19 @@ func TestScenesAndReorder(t *testing.T) {
 	}
 
 	t.Run("a scene key is unique in its project", func(t *testing.T) {
-		r, err := ev.c.CreateSceneWithResponse(ctx(t), project, content.SceneCreate{Key: "a", Title: "again"}, ev.admin)
+		r, err := ev.c.CreateSceneWithResponse(ctx(t), project, nil, content.SceneCreate{Key: "a", Title: "again"}, ev.admin)
 		want(t, r, err, 409)
-		r, err = ev.c.CreateSceneWithResponse(ctx(t), other, content.SceneCreate{Key: "a", Title: "elsewhere"}, ev.admin)
+		r, err = ev.c.CreateSceneWithResponse(ctx(t), other, nil, content.SceneCreate{Key: "a", Title: "elsewhere"}, ev.admin)
 		want(t, r, err, 201)
 	})
 	t.Run("scenes of an absent project are 404", func(t *testing.T) {
-		r, err := ev.c.CreateSceneWithResponse(ctx(t), uuid.New(), content.SceneCreate{Key: "k", Title: "t"}, ev.admin)
+		r, err := ev.c.CreateSceneWithResponse(ctx(t), uuid.New(), nil, content.SceneCreate{Key: "k", Title: "t"}, ev.admin)
 		want(t, r, err, 404)
 		l, err := ev.c.ListProjectScenesWithResponse(ctx(t), uuid.New(), ev.user)
 		want(t, l, err, 404)
 	})
 	t.Run("a user may not create scenes", func(t *testing.T) {
-		r, err := ev.c.CreateSceneWithResponse(ctx(t), project, content.SceneCreate{Key: "u", Title: "t"}, ev.user)
+		r, err := ev.c.CreateSceneWithResponse(ctx(t), project, nil, content.SceneCreate{Key: "u", Title: "t"}, ev.user)
 		want(t, r, err, 403)
 	})
 	t.Run("a scene patch changes only what it carries", func(t *testing.T) {

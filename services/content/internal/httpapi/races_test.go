@@ -90,7 +90,7 @@ func TestConcurrentSceneCreationsGoLastInTurn(t *testing.T) {
 	ev := newEnv(t)
 	project := ev.publishedProject("create-race")
 	statuses := race(func(i int) (response, error) {
-		return ev.c.CreateSceneWithResponse(ctx(t), project, content.SceneCreate{Key: fmt.Sprintf("k%d", i), Title: "t"}, ev.admin)
+		return ev.c.CreateSceneWithResponse(ctx(t), project, nil, content.SceneCreate{Key: fmt.Sprintf("k%d", i), Title: "t"}, ev.admin)
 	})
 	allAre(t, statuses, 201)
 	l, err := ev.c.ListProjectScenesWithResponse(ctx(t), project, ev.user)
@@ -184,7 +184,7 @@ func TestConcurrentFavoritesOfOneUserKeepOneOfEach(t *testing.T) {
 
 	t.Run("20 adds of one template give one favorite", func(t *testing.T) {
 		statuses := race(func(i int) (response, error) {
-			return ev.c.AddFavoriteContainerWithResponse(ctx(t), content.FavoriteContainerCreate{ContainerId: tpl, Note: ptr(fmt.Sprintf("note %d", i))}, ev.user)
+			return ev.c.AddFavoriteContainerWithResponse(ctx(t), nil, content.FavoriteContainerCreate{ContainerId: tpl, Note: ptr(fmt.Sprintf("note %d", i))}, ev.user)
 		})
 		allAre(t, statuses, 201)
 		var n int
@@ -194,7 +194,7 @@ func TestConcurrentFavoritesOfOneUserKeepOneOfEach(t *testing.T) {
 	})
 	t.Run("20 creations of one folder name give one folder and 409s", func(t *testing.T) {
 		statuses := race(func(int) (response, error) {
-			return ev.c.CreateFavoriteFolderWithResponse(ctx(t), content.FavoriteFolderCreate{Name: "Weddings"}, ev.user)
+			return ev.c.CreateFavoriteFolderWithResponse(ctx(t), nil, content.FavoriteFolderCreate{Name: "Weddings"}, ev.user)
 		})
 		allAre(t, statuses, 201, 409)
 		if created := len(slices.DeleteFunc(slices.Clone(statuses), func(s int) bool { return s != 201 })); created != 1 {
@@ -215,7 +215,7 @@ func TestConcurrentPresetStoriesAndReordersOfOneProjectQueueOnTheProject(t *test
 			}
 			return ev.c.ReorderScenesWithResponse(ctx(t), order[0], content.ReorderScenesRequest{OrderedIds: order}, ev.admin)
 		}
-		return ev.c.CreatePresetStoryWithResponse(ctx(t), project, content.PresetStoryCreate{Name: fmt.Sprintf("story %d", i), SceneIds: &[]uuid.UUID{b, a, b}}, ev.admin)
+		return ev.c.CreatePresetStoryWithResponse(ctx(t), project, nil, content.PresetStoryCreate{Name: fmt.Sprintf("story %d", i), SceneIds: &[]uuid.UUID{b, a, b}}, ev.admin)
 	})
 	for i, s := range statuses {
 		if want := map[bool]int{true: 204, false: 201}[i%2 == 1]; s != want {

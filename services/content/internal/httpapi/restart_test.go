@@ -163,7 +163,7 @@ func TestAPreviewJobInterruptedByAKilledServiceCompletesAfterTheRestart(t *testi
 	pid := ev.draftProject("svg-restart")
 	ct, body := streamedBody(append([]part{filePart("image", "scene.png", svgpreviewtest.PNG(t)),
 		fieldPart("target_type", "project"), fieldPart("target_id", pid.String())}, keyParts()...)...)
-	r, err := first.client().GenerateSvgPreviewWithBodyWithResponse(ctx(t), ct, body, ev.admin)
+	r, err := first.client().GenerateSvgPreviewWithBodyWithResponse(ctx(t), nil, ct, body, ev.admin)
 	want(t, r, err, 202)
 	id := r.JSON202.SvgPreviewId
 

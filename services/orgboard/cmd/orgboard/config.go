@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/idempotency"
 )
 
 // Config is the service's configuration, from the environment only; each default is written
@@ -11,6 +12,7 @@ import (
 type Config struct {
 	config.Common
 	config.Sealing
+	idempotency.Env
 	HTTPAddr          string        `env:"HTTP_ADDR" envDefault:":8082" desc:"address the HTTP server listens on"`
 	DatabaseURL       string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/orgboard?sslmode=disable" desc:"PostgreSQL connection URL of the orgboard database" secret:"true"`
 	ModelTimeout      time.Duration `env:"MODEL_TIMEOUT" envDefault:"60s" desc:"time limit of one model call"`

@@ -63,6 +63,9 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := withIdempotency(ctx, e, svc.pool, c, log); err != nil {
+		return err
+	}
 	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain)
 }
 

@@ -8,8 +8,10 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
+	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/pkg/egress"
+	"github.com/videotpl/platform/pkg/idempotency"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -17,13 +19,14 @@ import (
 	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
 	"github.com/videotpl/platform/services/orgboard/internal/store/modelgw"
 	"github.com/videotpl/platform/services/orgboard/migrations"
+	"github.com/videotpl/platform/specs"
 )
 
 // clientVersion names this service to tool servers.
 const clientVersion = "1.0.0"
 
 func migrationSets() []pgxdb.Migrations {
-	return []pgxdb.Migrations{{Name: "orgboard", FS: migrations.FS}}
+	return []pgxdb.Migrations{{Name: "orgboard", FS: migrations.FS}, idempotency.Migrations()}
 }
 
 // service is the application and what it was built on.
@@ -76,4 +79,19 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (service, error) {
 		log.Info("seeded builtin agent profiles", slog.Int("inserted", n))
 	}
 	return service{pool: pool, app: a}, nil
+}
+
+// withIdempotency makes the operations of the spec that declare the Idempotency-Key header
+// answer retries from the keys stored in pool, and purges expired keys until ctx ends.
+func withIdempotency(ctx context.Context, e *echo.Echo, pool *pgxpool.Pool, c Config, log *slog.Logger) error {
+	doc, err := specs.OpenAPI("orgboard")
+	if err != nil {
+		return err
+	}
+	keys := idempotency.New(pool, c.KeyOptions(log))
+	if err := keys.Apply(e, doc); err != nil {
+		return err
+	}
+	go keys.RunPurger(ctx, c.IdempotencyPurgeInterval)
+	return nil
 }

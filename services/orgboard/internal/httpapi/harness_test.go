@@ -182,8 +182,8 @@ func (e *env) world() *world {
 	t, c, ctx := e.t, e.client, e.ctx
 	w := &world{ownerA: e.user("Owner"), leadA: e.user("Lead"), memberA: e.user("Member"),
 		spareA: e.user("spare"), ownerB: e.user("other organization")}
-	w.orgA = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(w.ownerA))).JSON201
-	w.orgB = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, orgboard.OrganizationCreate{Name: "Globex"}, as(w.ownerB))).JSON201
+	w.orgA = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, nil, orgboard.OrganizationCreate{Name: "Acme"}, as(w.ownerA))).JSON201
+	w.orgB = *must[*orgboard.CreateOrganizationResponse](t, 201)(c.CreateOrganizationWithResponse(ctx, nil, orgboard.OrganizationCreate{Name: "Globex"}, as(w.ownerB))).JSON201
 	for _, m := range []caller{w.leadA, w.memberA, w.spareA} {
 		e.join(w.ownerA, w.orgA.Id, m, orgboard.OrgRoleMember)
 	}
@@ -196,7 +196,7 @@ func (e *env) world() *world {
 	w.teamA2 = e.team(w.ownerA, w.orgA.Id, nil, "A2")
 	w.teamB = e.team(w.ownerB, w.orgB.Id, nil, "B")
 	must[*orgboard.SetTeamLeadResponse](t, 200)(c.SetTeamLeadWithResponse(ctx, w.teamA1.Id, w.leadA.user, as(w.ownerA)))
-	w.seatA1 = *must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "QA"}, as(w.leadA))).JSON201
+	w.seatA1 = *must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "QA"}, as(w.leadA))).JSON201
 	w.taskA1 = e.task(w.memberA, w.teamA1.Id, nil, "A1 task")
 	w.taskA2 = e.task(w.ownerA, w.teamA2.Id, nil, "A2 task")
 	w.taskB = e.task(w.ownerB, w.teamB.Id, nil, "B task")
@@ -207,32 +207,32 @@ func (e *env) world() *world {
 func (e *env) join(owner caller, org uuid.UUID, m caller, role orgboard.OrgRole) {
 	e.t.Helper()
 	inv := must[*orgboard.CreateInvitationResponse](e.t, 201)(e.client.CreateInvitationWithResponse(e.ctx, org,
-		orgboard.InvitationCreate{UserId: &m.user, Role: role}, as(owner))).JSON201
+		nil, orgboard.InvitationCreate{UserId: &m.user, Role: role}, as(owner))).JSON201
 	must[*orgboard.AcceptInvitationResponse](e.t, 200)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{}, as(m)))
 }
 
 func (e *env) division(c caller, org uuid.UUID, name string) orgboard.Division {
 	e.t.Helper()
 	return *must[*orgboard.CreateDivisionResponse](e.t, 201)(e.client.CreateDivisionWithResponse(e.ctx,
-		orgboard.DivisionCreate{OrganizationId: org, Name: name}, as(c))).JSON201
+		nil, orgboard.DivisionCreate{OrganizationId: org, Name: name}, as(c))).JSON201
 }
 
 func (e *env) product(c caller, org uuid.UUID, division *uuid.UUID, name string) orgboard.Product {
 	e.t.Helper()
 	return *must[*orgboard.CreateProductResponse](e.t, 201)(e.client.CreateProductWithResponse(e.ctx,
-		orgboard.ProductCreate{OrganizationId: org, DivisionId: division, Name: name, Kind: orgboard.ProductKindProduct}, as(c))).JSON201
+		nil, orgboard.ProductCreate{OrganizationId: org, DivisionId: division, Name: name, Kind: orgboard.ProductKindProduct}, as(c))).JSON201
 }
 
 func (e *env) team(c caller, org uuid.UUID, product *uuid.UUID, name string) orgboard.Team {
 	e.t.Helper()
 	return *must[*orgboard.CreateTeamResponse](e.t, 201)(e.client.CreateTeamWithResponse(e.ctx,
-		orgboard.TeamCreate{OrganizationId: org, ProductId: product, Name: name}, as(c))).JSON201
+		nil, orgboard.TeamCreate{OrganizationId: org, ProductId: product, Name: name}, as(c))).JSON201
 }
 
 func (e *env) task(c caller, team uuid.UUID, parent *uuid.UUID, title string) orgboard.WorkItem {
 	e.t.Helper()
 	return *must[*orgboard.CreateTaskResponse](e.t, 201)(e.client.CreateTaskWithResponse(e.ctx,
-		orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
+		nil, orgboard.WorkItemCreate{TeamId: team, Type: orgboard.WorkItemTypeTask, Title: title, ParentId: parent}, as(c))).JSON201
 }
 
 // flipSeatToAI makes a seat ai with a stand-in agent id, without configuring an agent:

@@ -28,19 +28,19 @@ func TestACallerOutsideAnOrganizationLearnsNothingAboutIt(t *testing.T) {
 		}},
 		{"listInvitations", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) { return code(c.ListInvitationsWithResponse(ctx, id, b)) }},
 		{"createInvitation", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateInvitationWithResponse(ctx, id, orgboard.InvitationCreate{UserId: &w.ownerB.user, Role: orgboard.OrgRoleOwner}, b))
+			return code(c.CreateInvitationWithResponse(ctx, id, nil, orgboard.InvitationCreate{UserId: &w.ownerB.user, Role: orgboard.OrgRoleOwner}, b))
 		}},
 		{"listDivisions", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.ListDivisionsWithResponse(ctx, &orgboard.ListDivisionsParams{OrganizationId: id}, b))
 		}},
 		{"createDivision", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateDivisionWithResponse(ctx, orgboard.DivisionCreate{OrganizationId: id, Name: "x"}, b))
+			return code(c.CreateDivisionWithResponse(ctx, nil, orgboard.DivisionCreate{OrganizationId: id, Name: "x"}, b))
 		}},
 		{"listProducts", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.ListProductsWithResponse(ctx, &orgboard.ListProductsParams{OrganizationId: id}, b))
 		}},
 		{"createProduct", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateProductWithResponse(ctx, orgboard.ProductCreate{OrganizationId: id, Name: "x", Kind: orgboard.ProductKindProduct}, b))
+			return code(c.CreateProductWithResponse(ctx, nil, orgboard.ProductCreate{OrganizationId: id, Name: "x", Kind: orgboard.ProductKindProduct}, b))
 		}},
 		{"getProduct", w.productA.Id, func(id uuid.UUID) (int, []byte, error) { return code(c.GetProductWithResponse(ctx, id, b)) }},
 		{"getProductIdentity", w.productA.Id, func(id uuid.UUID) (int, []byte, error) { return code(c.GetProductIdentityWithResponse(ctx, id, b)) }},
@@ -51,7 +51,7 @@ func TestACallerOutsideAnOrganizationLearnsNothingAboutIt(t *testing.T) {
 			return code(c.ListProductIdentityVersionsWithResponse(ctx, id, b))
 		}},
 		{"createTeam", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateTeamWithResponse(ctx, orgboard.TeamCreate{OrganizationId: id, Name: "x"}, b))
+			return code(c.CreateTeamWithResponse(ctx, nil, orgboard.TeamCreate{OrganizationId: id, Name: "x"}, b))
 		}},
 		{"listTeams", w.orgA.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.ListTeamsWithResponse(ctx, &orgboard.ListTeamsParams{OrganizationId: &id}, b))
@@ -65,13 +65,13 @@ func TestACallerOutsideAnOrganizationLearnsNothingAboutIt(t *testing.T) {
 			return code(c.RemoveTeamLeadWithResponse(ctx, id, w.leadA.user, b))
 		}},
 		{"createSeat", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateSeatWithResponse(ctx, orgboard.SeatCreate{TeamId: id, Title: "x"}, b))
+			return code(c.CreateSeatWithResponse(ctx, nil, orgboard.SeatCreate{TeamId: id, Title: "x"}, b))
 		}},
 		{"listSeats", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.ListSeatsWithResponse(ctx, &orgboard.ListSeatsParams{TeamId: id}, b))
 		}},
 		{"createTask", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
-			return code(c.CreateTaskWithResponse(ctx, orgboard.WorkItemCreate{TeamId: id, Type: orgboard.WorkItemTypeBug, Title: "x"}, b))
+			return code(c.CreateTaskWithResponse(ctx, nil, orgboard.WorkItemCreate{TeamId: id, Type: orgboard.WorkItemTypeBug, Title: "x"}, b))
 		}},
 		{"getBoard", w.teamA1.Id, func(id uuid.UUID) (int, []byte, error) {
 			return code(c.GetBoardWithResponse(ctx, &orgboard.GetBoardParams{TeamId: id}, b))

@@ -39,7 +39,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 	rows := []row{
 		{"createOrganization", [5]int{201, 201, 201, 201, 401}, func(who caller) (int, error) {
-			return st(c.CreateOrganizationWithResponse(ctx, orgboard.OrganizationCreate{Name: unique("org")}, as(who)))
+			return st(c.CreateOrganizationWithResponse(ctx, nil, orgboard.OrganizationCreate{Name: unique("org")}, as(who)))
 		}},
 		{"listOrganizations", [5]int{200, 200, 200, 200, 401}, func(who caller) (int, error) {
 			return st(c.ListOrganizationsWithResponse(ctx, as(who)))
@@ -52,7 +52,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}},
 		{"createInvitation", [5]int{201, 403, 403, 404, 401}, func(who caller) (int, error) {
 			invitee := uuid.New()
-			return st(c.CreateInvitationWithResponse(ctx, w.orgA.Id, orgboard.InvitationCreate{UserId: &invitee, Role: orgboard.OrgRoleMember}, as(who)))
+			return st(c.CreateInvitationWithResponse(ctx, w.orgA.Id, nil, orgboard.InvitationCreate{UserId: &invitee, Role: orgboard.OrgRoleMember}, as(who)))
 		}},
 		{"listInvitations", [5]int{200, 403, 403, 404, 401}, func(who caller) (int, error) {
 			return st(c.ListInvitationsWithResponse(ctx, w.orgA.Id, as(who)))
@@ -60,20 +60,20 @@ func TestAuthorizationMatrix(t *testing.T) {
 		// An invitation addressed to someone else is not found for everyone else.
 		{"acceptInvitation", [5]int{404, 404, 404, 404, 401}, func(who caller) (int, error) {
 			inv := must[*orgboard.CreateInvitationResponse](t, 201)(c.CreateInvitationWithResponse(ctx, w.orgA.Id,
-				orgboard.InvitationCreate{UserId: ptr(uuid.New()), Role: orgboard.OrgRoleMember}, as(w.ownerA))).JSON201
+				nil, orgboard.InvitationCreate{UserId: ptr(uuid.New()), Role: orgboard.OrgRoleMember}, as(w.ownerA))).JSON201
 			return st(c.AcceptInvitationWithResponse(ctx, inv.Id, orgboard.InvitationAccept{}, as(who)))
 		}},
 		{"listDivisions", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.ListDivisionsWithResponse(ctx, &orgboard.ListDivisionsParams{OrganizationId: w.orgA.Id}, as(who)))
 		}},
 		{"createDivision", [5]int{201, 403, 403, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateDivisionWithResponse(ctx, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: unique("division")}, as(who)))
+			return st(c.CreateDivisionWithResponse(ctx, nil, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: unique("division")}, as(who)))
 		}},
 		{"listProducts", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.ListProductsWithResponse(ctx, &orgboard.ListProductsParams{OrganizationId: w.orgA.Id}, as(who)))
 		}},
 		{"createProduct", [5]int{201, 403, 403, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateProductWithResponse(ctx, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: unique("product"), Kind: orgboard.ProductKindService}, as(who)))
+			return st(c.CreateProductWithResponse(ctx, nil, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: unique("product"), Kind: orgboard.ProductKindService}, as(who)))
 		}},
 		{"getProduct", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.GetProductWithResponse(ctx, w.productA.Id, as(who)))
@@ -88,7 +88,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.ListProductIdentityVersionsWithResponse(ctx, w.productA.Id, as(who)))
 		}},
 		{"createTeam", [5]int{201, 403, 403, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateTeamWithResponse(ctx, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: unique("team")}, as(who)))
+			return st(c.CreateTeamWithResponse(ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: unique("team")}, as(who)))
 		}},
 		{"listTeams", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.ListTeamsWithResponse(ctx, &orgboard.ListTeamsParams{OrganizationId: &w.orgA.Id}, as(who)))
@@ -107,16 +107,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.RemoveTeamLeadWithResponse(ctx, w.teamA2.Id, w.spareA.user, as(who)))
 		}},
 		{"createSeat", [5]int{201, 201, 403, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateSeatWithResponse(ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: unique("seat")}, as(who)))
+			return st(c.CreateSeatWithResponse(ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: unique("seat")}, as(who)))
 		}},
 		{"createSeat on a team the Lead does not lead", [5]int{201, 403, 403, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateSeatWithResponse(ctx, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: unique("seat")}, as(who)))
+			return st(c.CreateSeatWithResponse(ctx, nil, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: unique("seat")}, as(who)))
 		}},
 		{"listSeats", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.ListSeatsWithResponse(ctx, &orgboard.ListSeatsParams{TeamId: w.teamA1.Id}, as(who)))
 		}},
 		{"createTask", [5]int{201, 201, 201, 404, 401}, func(who caller) (int, error) {
-			return st(c.CreateTaskWithResponse(ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeStory, Title: unique("story")}, as(who)))
+			return st(c.CreateTaskWithResponse(ctx, nil, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeStory, Title: unique("story")}, as(who)))
 		}},
 		{"getTask", [5]int{200, 200, 200, 404, 401}, func(who caller) (int, error) {
 			return st(c.GetTaskWithResponse(ctx, w.taskA1.Id, as(who)))
@@ -141,7 +141,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 	id, org := uuid.New(), w.orgA.Id
 	agents := map[string]func(who caller) (int, error){
 		"configureSeatAgent": func(who caller) (int, error) {
-			return st(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{Name: "Ada", ApiConfigId: id}, as(who)))
+			return st(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{Name: "Ada", ApiConfigId: id}, as(who)))
 		},
 		"getSeatAgent": func(who caller) (int, error) { return st(c.GetSeatAgentWithResponse(ctx, w.seatA1.Id, as(who))) },
 		"uploadAgentProfile": func(who caller) (int, error) {
@@ -162,20 +162,20 @@ func TestAuthorizationMatrix(t *testing.T) {
 		},
 		"unpublishAgentProfile": func(who caller) (int, error) { return st(c.UnpublishAgentProfileWithResponse(ctx, id, as(who))) },
 		"forkAgentProfile": func(who caller) (int, error) {
-			return st(c.ForkAgentProfileWithResponse(ctx, id, orgboard.AgentProfileFork{OrganizationId: org}, as(who)))
+			return st(c.ForkAgentProfileWithResponse(ctx, id, nil, orgboard.AgentProfileFork{OrganizationId: org}, as(who)))
 		},
 		"installAgentProfile": func(who caller) (int, error) {
-			return st(c.InstallAgentProfileWithResponse(ctx, id, orgboard.AgentProfileInstall{OrganizationId: org}, as(who)))
+			return st(c.InstallAgentProfileWithResponse(ctx, id, nil, orgboard.AgentProfileInstall{OrganizationId: org}, as(who)))
 		},
 		"createApiConfig": func(who caller) (int, error) {
-			return st(c.CreateApiConfigWithResponse(ctx, orgboard.ApiConfigCreate{OrganizationId: org, Name: "stub", Provider: orgboard.ModelProviderStub, Model: "m"}, as(who)))
+			return st(c.CreateApiConfigWithResponse(ctx, nil, orgboard.ApiConfigCreate{OrganizationId: org, Name: "stub", Provider: orgboard.ModelProviderStub, Model: "m"}, as(who)))
 		},
 		"listApiConfigs": func(who caller) (int, error) {
 			return st(c.ListApiConfigsWithResponse(ctx, &orgboard.ListApiConfigsParams{OrganizationId: org}, as(who)))
 		},
 		"deleteApiConfig": func(who caller) (int, error) { return st(c.DeleteApiConfigWithResponse(ctx, id, as(who))) },
 		"createToolServer": func(who caller) (int, error) {
-			return st(c.CreateToolServerWithResponse(ctx, orgboard.McpServerConfigCreate{OrganizationId: org, Name: "t", Url: "https://tools.example.com/mcp"}, as(who)))
+			return st(c.CreateToolServerWithResponse(ctx, nil, orgboard.McpServerConfigCreate{OrganizationId: org, Name: "t", Url: "https://tools.example.com/mcp"}, as(who)))
 		},
 		"listToolServers": func(who caller) (int, error) {
 			return st(c.ListToolServersWithResponse(ctx, &orgboard.ListToolServersParams{OrganizationId: org}, as(who)))
@@ -185,18 +185,18 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return st(c.TestToolServerConnectivityWithResponse(ctx, id, as(who)))
 		},
 		"prepareAgentRun": func(who caller) (int, error) {
-			return st(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: id, TaskId: w.taskA1.Id}, as(who)))
+			return st(c.PrepareAgentRunWithResponse(ctx, nil, orgboard.AgentRunCreate{AgentId: id, TaskId: w.taskA1.Id}, as(who)))
 		},
 		"listAgentRuns": func(who caller) (int, error) {
 			return st(c.ListAgentRunsWithResponse(ctx, &orgboard.ListAgentRunsParams{TaskId: w.taskA1.Id}, as(who)))
 		},
 		"getAgentRun":     func(who caller) (int, error) { return st(c.GetAgentRunWithResponse(ctx, id, as(who))) },
-		"executeAgentRun": func(who caller) (int, error) { return st(c.ExecuteAgentRunWithResponse(ctx, id, as(who))) },
+		"executeAgentRun": func(who caller) (int, error) { return st(c.ExecuteAgentRunWithResponse(ctx, id, nil, as(who))) },
 		"approveAgentRun": func(who caller) (int, error) {
 			return st(c.ApproveAgentRunWithResponse(ctx, id, orgboard.AgentRunApprove{FinalText: "ok"}, as(who)))
 		},
 		"callAgentTool": func(who caller) (int, error) {
-			return st(c.CallAgentToolWithResponse(ctx, id, orgboard.ToolCallRequest{ServerId: id, Tool: "echo"}, as(who)))
+			return st(c.CallAgentToolWithResponse(ctx, id, nil, orgboard.ToolCallRequest{ServerId: id, Tool: "echo"}, as(who)))
 		},
 	}
 	for op, call := range agents {

@@ -13,7 +13,7 @@ func TestTheCreatorOfAnOrganizationBecomesItsOwner(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	owner := e.user("owner")
-	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
+	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, nil, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
 	if org.CreatedBy != owner.user || org.CallerRole == nil || *org.CallerRole != orgboard.OrgRoleOwner {
 		t.Fatalf("organization %+v", org)
 	}
@@ -55,9 +55,9 @@ func TestServiceTokensActAsOwnerOnlyWithTheAdminScope(t *testing.T) {
 	}
 	must[*orgboard.GetOrganizationResponse](t, 200)(e.client.GetOrganizationWithResponse(e.ctx, w.orgA.Id, as(adminService)))
 	must[*orgboard.GetOrganizationResponse](t, 404)(e.client.GetOrganizationWithResponse(e.ctx, uuid.New(), as(adminService)))
-	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgB.Id, Name: "ops"}, as(adminService)))
+	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgB.Id, Name: "ops"}, as(adminService)))
 	// Operations acting for a person need a user token.
-	must[*orgboard.CreateOrganizationResponse](t, 403)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "x"}, as(adminService)))
+	must[*orgboard.CreateOrganizationResponse](t, 403)(e.client.CreateOrganizationWithResponse(e.ctx, nil, orgboard.OrganizationCreate{Name: "x"}, as(adminService)))
 	must[*orgboard.GetCartableResponse](t, 403)(e.client.GetCartableWithResponse(e.ctx, &orgboard.GetCartableParams{}, as(adminService)))
 	// The admin service is recorded as a service actor with its name.
 	page := must[*orgboard.ListAuditEntriesResponse](t, 200)(e.client.ListAuditEntriesWithResponse(e.ctx, &orgboard.ListAuditEntriesParams{OrganizationId: w.orgB.Id, Action: ptr("team.created")}, as(w.ownerB))).JSON200
@@ -71,15 +71,15 @@ func TestAnInvitationByUserIdIsAcceptedByThatUserOnly(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	owner, invitee, stranger := e.user("owner"), e.user("invitee"), e.user("stranger")
-	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
+	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, nil, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
 	inv := must[*orgboard.CreateInvitationResponse](t, 201)(e.client.CreateInvitationWithResponse(e.ctx, org.Id,
-		orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleMember}, as(owner))).JSON201
+		nil, orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleMember}, as(owner))).JSON201
 	if inv.Status != orgboard.InvitationStatusPending || inv.Token == nil || inv.InvitedBy != owner.user {
 		t.Fatalf("invitation %+v", inv)
 	}
 	// A second pending invitation of the same user conflicts.
 	must[*orgboard.CreateInvitationResponse](t, 409)(e.client.CreateInvitationWithResponse(e.ctx, org.Id,
-		orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleOwner}, as(owner)))
+		nil, orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleOwner}, as(owner)))
 	must[*orgboard.AcceptInvitationResponse](t, 404)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{Token: inv.Token}, as(stranger)))
 	m := must[*orgboard.AcceptInvitationResponse](t, 200)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{}, as(invitee))).JSON200
 	if m.UserId != invitee.user || m.Role != orgboard.OrgRoleMember || m.OrganizationId != org.Id {
@@ -88,7 +88,7 @@ func TestAnInvitationByUserIdIsAcceptedByThatUserOnly(t *testing.T) {
 	must[*orgboard.AcceptInvitationResponse](t, 409)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{}, as(invitee)))
 	// A member cannot be invited again.
 	must[*orgboard.CreateInvitationResponse](t, 409)(e.client.CreateInvitationWithResponse(e.ctx, org.Id,
-		orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleMember}, as(owner)))
+		nil, orgboard.InvitationCreate{UserId: &invitee.user, Role: orgboard.OrgRoleMember}, as(owner)))
 	invs := must[*orgboard.ListInvitationsResponse](t, 200)(e.client.ListInvitationsWithResponse(e.ctx, org.Id, as(owner))).JSON200.Data
 	if len(invs) != 1 || invs[0].Status != orgboard.InvitationStatusAccepted || invs[0].Token != nil || invs[0].AcceptedAt == nil {
 		t.Fatalf("listed invitations %+v", invs)
@@ -105,10 +105,10 @@ func TestAnInvitationByEmailIsAcceptedWithItsToken(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	owner, invitee := e.user("owner"), e.user("invitee")
-	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
+	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, nil, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
 	email := openapi_types.Email("dana@example.com")
 	inv := must[*orgboard.CreateInvitationResponse](t, 201)(e.client.CreateInvitationWithResponse(e.ctx, org.Id,
-		orgboard.InvitationCreate{Email: &email, Role: orgboard.OrgRoleOwner}, as(owner))).JSON201
+		nil, orgboard.InvitationCreate{Email: &email, Role: orgboard.OrgRoleOwner}, as(owner))).JSON201
 	must[*orgboard.AcceptInvitationResponse](t, 404)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{}, as(invitee)))
 	must[*orgboard.AcceptInvitationResponse](t, 404)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{Token: ptr("inv_wrong")}, as(invitee)))
 	m := must[*orgboard.AcceptInvitationResponse](t, 200)(e.client.AcceptInvitationWithResponse(e.ctx, inv.Id, orgboard.InvitationAccept{Token: inv.Token}, as(invitee))).JSON200
@@ -116,18 +116,18 @@ func TestAnInvitationByEmailIsAcceptedWithItsToken(t *testing.T) {
 		t.Fatalf("role %s", m.Role)
 	}
 	// The new Owner holds the Owner's permissions.
-	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: org.Id, Name: "T"}, as(invitee)))
+	must[*orgboard.CreateTeamResponse](t, 201)(e.client.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: org.Id, Name: "T"}, as(invitee)))
 }
 
 func TestAnInvitationNamesExactlyOneInvitee(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	owner, other := e.user("owner"), e.user("other")
-	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
+	org := must[*orgboard.CreateOrganizationResponse](t, 201)(e.client.CreateOrganizationWithResponse(e.ctx, nil, orgboard.OrganizationCreate{Name: "Acme"}, as(owner))).JSON201
 	email := openapi_types.Email("dana@example.com")
-	must[*orgboard.CreateInvitationResponse](t, 400)(e.client.CreateInvitationWithResponse(e.ctx, org.Id, orgboard.InvitationCreate{Role: orgboard.OrgRoleMember}, as(owner)))
+	must[*orgboard.CreateInvitationResponse](t, 400)(e.client.CreateInvitationWithResponse(e.ctx, org.Id, nil, orgboard.InvitationCreate{Role: orgboard.OrgRoleMember}, as(owner)))
 	must[*orgboard.CreateInvitationResponse](t, 400)(e.client.CreateInvitationWithResponse(e.ctx, org.Id,
-		orgboard.InvitationCreate{Email: &email, UserId: &other.user, Role: orgboard.OrgRoleMember}, as(owner)))
+		nil, orgboard.InvitationCreate{Email: &email, UserId: &other.user, Role: orgboard.OrgRoleMember}, as(owner)))
 }
 
 func auditActions(t *testing.T, e *env, owner caller, org uuid.UUID) []string {

@@ -19,7 +19,7 @@ func TestOwnersWriteTheStructureAndMembersRead(t *testing.T) {
 	c := e.client
 	// A second division and a service product in it.
 	media := e.division(w.ownerA, w.orgA.Id, "Media")
-	svc := must[*orgboard.CreateProductResponse](t, 201)(c.CreateProductWithResponse(e.ctx, orgboard.ProductCreate{
+	svc := must[*orgboard.CreateProductResponse](t, 201)(c.CreateProductWithResponse(e.ctx, nil, orgboard.ProductCreate{
 		OrganizationId: w.orgA.Id, DivisionId: &media.Id, Name: "Render", Kind: orgboard.ProductKindService, Description: ptr("renders"),
 	}, as(w.ownerA))).JSON201
 	if svc.Kind != orgboard.ProductKindService || *svc.DivisionId != media.Id || svc.IdentityVersion != 0 || svc.Description != "renders" {
@@ -45,11 +45,11 @@ func TestOwnersWriteTheStructureAndMembersRead(t *testing.T) {
 	}
 	// A Member (and a Lead) gets 403 on structure writes; names are unique per organization.
 	for _, m := range []caller{w.memberA, w.leadA} {
-		must[*orgboard.CreateDivisionResponse](t, 403)(c.CreateDivisionWithResponse(e.ctx, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(m)))
-		must[*orgboard.CreateProductResponse](t, 403)(c.CreateProductWithResponse(e.ctx, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: "X", Kind: orgboard.ProductKindProduct}, as(m)))
+		must[*orgboard.CreateDivisionResponse](t, 403)(c.CreateDivisionWithResponse(e.ctx, nil, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(m)))
+		must[*orgboard.CreateProductResponse](t, 403)(c.CreateProductWithResponse(e.ctx, nil, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: "X", Kind: orgboard.ProductKindProduct}, as(m)))
 	}
-	must[*orgboard.CreateDivisionResponse](t, 409)(c.CreateDivisionWithResponse(e.ctx, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: "Media"}, as(w.ownerA)))
-	must[*orgboard.CreateProductResponse](t, 409)(c.CreateProductWithResponse(e.ctx, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: "Render", Kind: orgboard.ProductKindProduct}, as(w.ownerA)))
+	must[*orgboard.CreateDivisionResponse](t, 409)(c.CreateDivisionWithResponse(e.ctx, nil, orgboard.DivisionCreate{OrganizationId: w.orgA.Id, Name: "Media"}, as(w.ownerA)))
+	must[*orgboard.CreateProductResponse](t, 409)(c.CreateProductWithResponse(e.ctx, nil, orgboard.ProductCreate{OrganizationId: w.orgA.Id, Name: "Render", Kind: orgboard.ProductKindProduct}, as(w.ownerA)))
 	// Structure writes are audited.
 	actions := strings.Join(auditActions(t, e, w.ownerA, w.orgA.Id), " ")
 	for _, want := range []string{"division.created", "product.created", "product.identity.updated"} {
@@ -70,31 +70,31 @@ func TestReferencesOutsideTheOrganizationAre400(t *testing.T) {
 		call  func() (int, []byte, error)
 	}{
 		{"a product in another organization's division", "body.division_id", func() (int, []byte, error) {
-			r, err := c.CreateProductWithResponse(e.ctx, orgboard.ProductCreate{OrganizationId: w.orgA.Id, DivisionId: &w.divisionB.Id, Name: "X", Kind: orgboard.ProductKindProduct}, as(w.ownerA))
+			r, err := c.CreateProductWithResponse(e.ctx, nil, orgboard.ProductCreate{OrganizationId: w.orgA.Id, DivisionId: &w.divisionB.Id, Name: "X", Kind: orgboard.ProductKindProduct}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a product in a division that does not exist", "body.division_id", func() (int, []byte, error) {
-			r, err := c.CreateProductWithResponse(e.ctx, orgboard.ProductCreate{OrganizationId: w.orgA.Id, DivisionId: ptr(uuid.New()), Name: "X", Kind: orgboard.ProductKindProduct}, as(w.ownerA))
+			r, err := c.CreateProductWithResponse(e.ctx, nil, orgboard.ProductCreate{OrganizationId: w.orgA.Id, DivisionId: ptr(uuid.New()), Name: "X", Kind: orgboard.ProductKindProduct}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a team under another organization's product", "body.product_id", func() (int, []byte, error) {
-			r, err := c.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgA.Id, ProductId: &w.productB.Id, Name: "X"}, as(w.ownerA))
+			r, err := c.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgA.Id, ProductId: &w.productB.Id, Name: "X"}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a team under a product that does not exist", "body.product_id", func() (int, []byte, error) {
-			r, err := c.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgA.Id, ProductId: ptr(uuid.New()), Name: "X"}, as(w.ownerA))
+			r, err := c.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgA.Id, ProductId: ptr(uuid.New()), Name: "X"}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a work item whose parent is in another team", "body.parent_id", func() (int, []byte, error) {
-			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskA2.Id}, as(w.ownerA))
+			r, err := c.CreateTaskWithResponse(e.ctx, nil, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskA2.Id}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a work item whose parent is in another organization", "body.parent_id", func() (int, []byte, error) {
-			r, err := c.CreateTaskWithResponse(e.ctx, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskB.Id}, as(w.ownerA))
+			r, err := c.CreateTaskWithResponse(e.ctx, nil, orgboard.WorkItemCreate{TeamId: w.teamA1.Id, Type: orgboard.WorkItemTypeTask, Title: "X", ParentId: &w.taskB.Id}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a human seat for a user outside the organization", "body.user_id", func() (int, []byte, error) {
-			r, err := c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", State: ptr(orgboard.SeatCreateStateHuman), UserId: &w.ownerB.user}, as(w.ownerA))
+			r, err := c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", State: ptr(orgboard.SeatCreateStateHuman), UserId: &w.ownerB.user}, as(w.ownerA))
 			return code(r, err)
 		}},
 		{"a Lead who is not a member", "path.user_id", func() (int, []byte, error) {

@@ -17,8 +17,8 @@ func TestTeamsAreCreatedByOwnersOptionallyUnderAProduct(t *testing.T) {
 		t.Fatalf("teams %+v %+v", w.teamA1, w.teamA2)
 	}
 	// The seed's case: a Member gets 403 on creating a team (a Lead too).
-	must[*orgboard.CreateTeamResponse](t, 403)(c.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(w.memberA)))
-	must[*orgboard.CreateTeamResponse](t, 403)(c.CreateTeamWithResponse(e.ctx, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(w.leadA)))
+	must[*orgboard.CreateTeamResponse](t, 403)(c.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(w.memberA)))
+	must[*orgboard.CreateTeamResponse](t, 403)(c.CreateTeamWithResponse(e.ctx, nil, orgboard.TeamCreate{OrganizationId: w.orgA.Id, Name: "X"}, as(w.leadA)))
 	got := must[*orgboard.GetTeamResponse](t, 200)(c.GetTeamWithResponse(e.ctx, w.teamA1.Id, as(w.memberA))).JSON200
 	if got.Name != "A1" {
 		t.Fatalf("team %+v", got)
@@ -58,13 +58,13 @@ func TestLeadsAreMembersNamedByAnOwnerPerTeam(t *testing.T) {
 		t.Fatalf("lead audit %+v", page.Data)
 	}
 	// The new Lead configures seats on its team only.
-	must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: "Dev"}, as(w.spareA)))
-	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "Dev"}, as(w.spareA)))
+	must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: "Dev"}, as(w.spareA)))
+	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "Dev"}, as(w.spareA)))
 	// A Lead cannot name Leads.
 	must[*orgboard.SetTeamLeadResponse](t, 403)(c.SetTeamLeadWithResponse(e.ctx, w.teamA1.Id, w.memberA.user, as(w.leadA)))
 	must[*orgboard.RemoveTeamLeadResponse](t, 204)(c.RemoveTeamLeadWithResponse(e.ctx, w.teamA2.Id, w.spareA.user, as(w.ownerA)))
 	must[*orgboard.RemoveTeamLeadResponse](t, 404)(c.RemoveTeamLeadWithResponse(e.ctx, w.teamA2.Id, w.spareA.user, as(w.ownerA)))
-	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: "Dev"}, as(w.spareA)))
+	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA2.Id, Title: "Dev"}, as(w.spareA)))
 }
 
 func TestSeatsAreHumanOrOpenUntilAnAgentTakesThem(t *testing.T) {
@@ -72,7 +72,7 @@ func TestSeatsAreHumanOrOpenUntilAnAgentTakesThem(t *testing.T) {
 	e := newEnv(t)
 	w := e.world()
 	c := e.client
-	human := must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{
+	human := must[*orgboard.CreateSeatResponse](t, 201)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{
 		TeamId: w.teamA1.Id, Title: "Frontend", State: ptr(orgboard.SeatCreateStateHuman), UserId: &w.memberA.user}, as(w.ownerA))).JSON201
 	if human.State != orgboard.SeatStateHuman || *human.UserId != w.memberA.user || human.AgentId != nil || human.OrganizationId != w.orgA.Id {
 		t.Fatalf("human seat %+v", human)
@@ -80,9 +80,9 @@ func TestSeatsAreHumanOrOpenUntilAnAgentTakesThem(t *testing.T) {
 	if w.seatA1.State != orgboard.SeatStateOpen || w.seatA1.UserId != nil {
 		t.Fatalf("open seat %+v", w.seatA1)
 	}
-	must[*orgboard.CreateSeatResponse](t, 400)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", State: ptr(orgboard.SeatCreateStateHuman)}, as(w.ownerA)))
-	must[*orgboard.CreateSeatResponse](t, 400)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", UserId: &w.memberA.user}, as(w.ownerA)))
-	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X"}, as(w.memberA)))
+	must[*orgboard.CreateSeatResponse](t, 400)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", State: ptr(orgboard.SeatCreateStateHuman)}, as(w.ownerA)))
+	must[*orgboard.CreateSeatResponse](t, 400)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X", UserId: &w.memberA.user}, as(w.ownerA)))
+	must[*orgboard.CreateSeatResponse](t, 403)(c.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "X"}, as(w.memberA)))
 	e.flipSeatToAI(w.seatA1.Id)
 	seats := must[*orgboard.ListSeatsResponse](t, 200)(c.ListSeatsWithResponse(e.ctx, &orgboard.ListSeatsParams{TeamId: w.teamA1.Id}, as(w.memberA))).JSON200.Data
 	if len(seats) != 2 || seats[0].Id != w.seatA1.Id || seats[0].State != orgboard.SeatStateAi || seats[0].AgentId == nil || seats[1].Id != human.Id {
@@ -95,7 +95,7 @@ func TestASeatHoldsOneAgentAndAnAgentOneSeat(t *testing.T) {
 	e := newEnv(t)
 	w := e.world()
 	agent := uuid.New()
-	other := must[*orgboard.CreateSeatResponse](t, 201)(e.client.CreateSeatWithResponse(e.ctx, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "Dev"}, as(w.ownerA))).JSON201
+	other := must[*orgboard.CreateSeatResponse](t, 201)(e.client.CreateSeatWithResponse(e.ctx, nil, orgboard.SeatCreate{TeamId: w.teamA1.Id, Title: "Dev"}, as(w.ownerA))).JSON201
 	set := "UPDATE seats SET state = 'ai', agent_id = $2 WHERE id = $1"
 	tx, err := e.pool.Begin(e.ctx)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/idempotency"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/services/renderevents/migrations"
 )
@@ -26,6 +27,7 @@ type Config struct {
 	bus.EnvConfig
 	bus.ProgressEnvConfig
 	bus.BatchEnvConfig
+	idempotency.Env
 
 	ProgressFlushInterval time.Duration `env:"PROGRESS_FLUSH_INTERVAL" envDefault:"250ms" desc:"how often the latest progress of each job is persisted (at most once per interval per job)"`
 	SSEKeepAlive          time.Duration `env:"SSE_KEEPALIVE" envDefault:"15s" desc:"idle interval of keep-alive comments on progress streams"`
@@ -36,10 +38,10 @@ type Config struct {
 	WebhookWorkers       int           `env:"WEBHOOK_WORKERS" envDefault:"8" desc:"concurrent webhook attempts per instance"`
 }
 
-// Migrations are the migration sets of the database: the bus's outbox and inbox, then the
-// service's own.
+// Migrations are the migration sets of the database: the bus's outbox and inbox, the
+// idempotency keys, then the service's own.
 func Migrations() []pgxdb.Migrations {
-	return []pgxdb.Migrations{bus.Migrations(), {Name: Name, FS: migrations.FS}}
+	return []pgxdb.Migrations{bus.Migrations(), idempotency.Migrations(), {Name: Name, FS: migrations.FS}}
 }
 
 // BusConfig is the pkg/bus configuration of c.

@@ -147,7 +147,7 @@ func testAWebhookIsSignedRetriedAfterTwo500sDeliveredOnTheThirdTryAndReplayable(
 		t.Fatalf("delivery %+v", d)
 	}
 
-	replay, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), d.Id, authtest.Bearer(tok))
+	replay, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), d.Id, nil, authtest.Bearer(tok))
 	if err != nil || replay.JSON202 == nil || replay.JSON202.ReplayOf == nil || *replay.JSON202.ReplayOf != d.Id {
 		t.Fatalf("replay: %v %s", err, replay.Body)
 	}
@@ -170,7 +170,7 @@ func testDuringASecretRotationDeliveriesCarryBothSignatures(t *testing.T, h *har
 	tenant := uuid.New()
 	tok := h.token(tenant)
 	ep := h.createEndpoint(t, tok, rcv.srv.URL, "*")
-	rot, err := h.client.RotateWebhookEndpointSecretWithResponse(context.Background(), ep.Id, authtest.Bearer(tok))
+	rot, err := h.client.RotateWebhookEndpointSecretWithResponse(context.Background(), ep.Id, nil, authtest.Bearer(tok))
 	if err != nil || rot.JSON200 == nil || rot.JSON200.Secret == ep.Secret {
 		t.Fatalf("rotate: %v %s", err, rot.Body)
 	}
@@ -253,7 +253,7 @@ func TestAnEndpointThatKeepsFailingIsDisabledAndReplayIsRefused(t *testing.T) {
 		}
 		return len(failed) == 3
 	})
-	r, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), failed[0].Id, authtest.Bearer(tok))
+	r, err := h.client.ReplayWebhookDeliveryWithResponse(context.Background(), failed[0].Id, nil, authtest.Bearer(tok))
 	if err != nil || r.StatusCode() != http.StatusConflict {
 		t.Fatalf("replay to a disabled endpoint: %v %d", err, r.StatusCode())
 	}
@@ -335,7 +335,7 @@ func testConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilte
 			<-start
 			switch c % 4 {
 			case 0:
-				r, err := h.client.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, tok)
+				r, err := h.client.RotateWebhookEndpointSecretWithResponse(ctx, ep.Id, nil, tok)
 				if err == nil {
 					statuses[c] = r.StatusCode()
 				}

@@ -16,6 +16,7 @@ import (
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx"
+	"github.com/videotpl/platform/pkg/idempotency"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/pkg/telemetry"
@@ -60,6 +61,7 @@ type Service struct {
 	Progress   *busapi.ProgressConsumer
 
 	handler *httpapi.Handler
+	keys    *idempotency.Keys
 	closers []func() error
 	ready   chan struct{}
 }
@@ -137,6 +139,11 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	s.handler = httpapi.New(app.NewQueries(s.Store), webhooks, s.Hub, cfg.SSEKeepAlive)
 	httpapi.Register(e, s.handler)
+	// Operations that declare the Idempotency-Key header answer retries from the stored keys.
+	s.keys = idempotency.New(d.Pool, cfg.KeyOptions(log))
+	if err := s.keys.Apply(e, doc); err != nil {
+		return nil, err
+	}
 	s.Echo = e
 	return s, nil
 }
@@ -191,6 +198,7 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 	g.Go(func() error { return s.Progress.Run(gctx) })
 	g.Go(func() error { return s.Writer.Run(gctx) })
 	g.Go(func() error { return s.Dispatcher.Run(gctx) })
+	g.Go(func() error { s.keys.RunPurger(gctx, s.cfg.IdempotencyPurgeInterval); return nil })
 	listening := make(chan struct{})
 	g.Go(func() error {
 		var once sync.Once
