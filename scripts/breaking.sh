@@ -4,6 +4,10 @@
 # change unless the spec's major version (info.version) changed with it. A new major version
 # still lists every breaking change it brings, and needs a section "## <spec> <version>" in
 # specs/CHANGELOG.md (`make changelog` writes it). Every line names the spec it speaks of.
+# A first upper bound (maxLength, maxItems, maxProperties, maximum) on a request value or an
+# event field that had none is possibly breaking, not breaking: it is printed as a warning and
+# does not fail (scripts/oasdiff-levels.txt lowers oasdiff's rules to warnings; asyncdiff rates
+# it so). Lowering a bound that exists stays breaking.
 #   BASE  the commit to compare with (default: merge-base of HEAD with main, else origin/main)
 # It checks the git checkout of the current directory with the tools of the checkout holding
 # this script (bin/tools/oasdiff, tools/asyncdiff).
@@ -22,9 +26,17 @@ breaking_changes() {
   local spec=$1 old=$2 label=$3 out rc=0
   if [[ $spec == specs/asyncapi/* ]]; then
     out=$(asyncdiff "$old" "$spec" 2>&1) || rc=$?
-    if ((rc > 1)); then sed "s|^|$spec: |" <<<"$out"; elif [[ -n $out ]]; then sed "s|^|$spec: $label: |" <<<"$out"; fi
+    if ((rc > 1)); then
+      sed "s|^|$spec: |" <<<"$out"
+    elif [[ -n $out ]]; then
+      # asyncdiff prints its warnings (a first upper bound on a field) after the breaking changes.
+      awk -v spec="$spec" -v label="$label" '
+        sub(/^possibly breaking: /, "") { print spec ": possibly breaking (a warning, not failing): " $0; next }
+        { print spec ": " label ": " $0 }' <<<"$out"
+    fi
   else
-    out=$(oasdiff breaking "$old" "$spec" --format singleline --color never --fail-on ERR 2>&1) || rc=$?
+    out=$(oasdiff breaking "$old" "$spec" --format singleline --color never --fail-on ERR \
+      --severity-levels "$OASDIFF_LEVELS" 2>&1) || rc=$?
     if ((rc > 1)); then
       sed "s|^|$spec: |" <<<"$out"
     else

@@ -21,7 +21,8 @@ changes() {
     asyncdiff -changelog "$old" "$spec"
     return
   fi
-  oasdiff changelog "$old" "$spec" --format singleline --color never | oasdiff_changes | awk -F '\t' '
+  oasdiff changelog "$old" "$spec" --format singleline --color never --severity-levels "$OASDIFF_LEVELS" |
+    oasdiff_changes | awk -F '\t' '
     { sub(/ \[[a-z0-9-]+\]$/, "", $2) }
     $1 == "error" { print "- " $2 " (breaking)" }
     $1 == "warning" { print "- " $2 " (possibly breaking)" }

@@ -4,6 +4,9 @@
 
 SPECS=(specs/openapi/content.yaml specs/openapi/orgboard.yaml specs/openapi/renderevents.yaml specs/asyncapi/events.yaml)
 SPEC_CHANGELOG=specs/CHANGELOG.md
+# The severities the gate gives oasdiff's rules where they differ from oasdiff's own: a first
+# upper bound on a request value is a warning (see breaking.sh).
+OASDIFF_LEVELS=$TOOLS_ROOT/scripts/oasdiff-levels.txt
 
 # spec_name FILE: the name a changelog section uses (content, orgboard, renderevents, events).
 spec_name() { basename "$1" .yaml; }
@@ -40,11 +43,12 @@ has_changelog_entry() {
 
 # oasdiff_changes: reads oasdiff's singleline output and prints one "<level>\t<change>" line per
 # change (level error, warning or info), the change naming its operation first, as in
-# "GET /templates: the response property `data/items/slug` became optional ... [rule-id]".
+# "GET /templates: the response property `data/items/slug` became optional ... [rule-id]". The
+# explanation oasdiff adds after "[rule-id]." for some rules is left out.
 oasdiff_changes() {
   sed -nE \
-    -e 's/^(error|warning|info) at [^,]*, in API ([A-Z]+ [^ ]+) (.*) (\[[a-z0-9-]+\])\. *$/\1\t\2: \3 \4/p' -e t \
-    -e 's/^(error|warning|info) at [^,]*, (.*) (\[[a-z0-9-]+\])\. *$/\1\t\2 \3/p'
+    -e 's/^(error|warning|info) at [^,]*, in API ([A-Z]+ [^ ]+) (.*) (\[[a-z0-9-]+\])\.( .*)?$/\1\t\2: \3 \4/p' -e t \
+    -e 's/^(error|warning|info) at [^,]*, (.*) (\[[a-z0-9-]+\])\.( .*)?$/\1\t\2 \3/p'
 }
 
 # asyncdiff ARGS...: our AsyncAPI comparer (tools/asyncdiff), built into bin/tools when its

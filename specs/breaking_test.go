@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -82,16 +84,41 @@ func TestSpecChangeGate(t *testing.T) {
 		}
 	})
 
+	t.Run("a first upper bound on a request property or an event field passes as a warning, a lowered bound fails", func(t *testing.T) {
+		startOver(t)
+		edit(t, content, "        container_id:\n          type: string\n          format: uuid\n        folder_id:",
+			"        container_id:\n          type: string\n          format: uuid\n          maxLength: 36\n        folder_id:")
+		edit(t, events, "        render_job_id:\n          type: string\n          format: uuid\n        saved_project_id:",
+			"        render_job_id:\n          type: string\n          format: uuid\n          maxLength: 36\n        saved_project_id:")
+		out, ok := gate(t)
+		if !ok {
+			t.Fatalf("want a first bound to pass as a warning:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: possibly breaking (a warning, not failing): POST ", "`container_id`", "maxLength", "`36`")
+		wantLine(t, out, "specs/asyncapi/events.yaml: possibly breaking (a warning, not failing): ", "RenderJobQueuedV1Payload.render_job_id: maxLength set to 36")
+		wantLine(t, out, "specs/openapi/content.yaml: no breaking change against "+short)
+		wantLine(t, out, "specs/asyncapi/events.yaml: no breaking change against "+short)
+
+		edit(t, content, "kept by the server.\n          maxLength: 2000\n", "kept by the server.\n          maxLength: 1000\n")
+		edit(t, events, "        region:\n          type: string\n          maxLength: 200\n        original_project_id:", "        region:\n          type: string\n          maxLength: 100\n        original_project_id:")
+		out, ok = gate(t)
+		if ok {
+			t.Fatalf("want a lowered bound to fail, the gate passed:\n%s", out)
+		}
+		wantLine(t, out, "specs/openapi/content.yaml: breaking change: POST ", "`reason`", "`1000`")
+		wantLine(t, out, "specs/asyncapi/events.yaml: breaking change: ", "RenderJobQueuedV1Payload.region: maxLength lowered from 200 to 100")
+	})
+
 	t.Run("a new major version lists its breaking changes and passes only with its changelog section", func(t *testing.T) {
 		startOver(t)
 		removeSlug(t)
-		edit(t, content, "  version: 1.0.0", "  version: 2.0.0")
+		major := raiseMajor(t, content)
 		out, ok := gate(t)
 		if ok {
 			t.Fatalf("want the gate to fail without the changelog section, it passed:\n%s", out)
 		}
 		wantLine(t, out, "specs/openapi/content.yaml: allowed breaking change: GET /templates: ", "`data/items/slug`")
-		wantLine(t, out, "specs/openapi/content.yaml: ", "'## content 2.0.0'", "specs/CHANGELOG.md")
+		wantLine(t, out, "specs/openapi/content.yaml: ", "'## content "+major+"'", "specs/CHANGELOG.md")
 
 		if out, ok := script(t, "changelog.sh"); !ok {
 			t.Fatalf("make changelog failed:\n%s", out)
@@ -100,7 +127,7 @@ func TestSpecChangeGate(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		wantLine(t, string(written), "## content 2.0.0")
+		wantLine(t, string(written), "## content "+major)
 		wantLine(t, string(written), "- GET /templates: ", "`data/items/slug`", "(breaking)")
 
 		out, ok = gate(t)
@@ -193,6 +220,24 @@ func edit(t *testing.T, path, old, new string) {
 	if err := os.WriteFile(path, []byte(strings.Replace(string(b), old, new, 1)), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// raiseMajor raises the major version (info.version) of the spec at path and returns the new
+// version, e.g. 1.4.0 -> 2.0.0.
+func raiseMajor(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^  version: (\d+)\.\d+\.\d+$`).FindSubmatch(b)
+	if m == nil {
+		t.Fatalf("%s: no info.version", path)
+	}
+	major, _ := strconv.Atoi(string(m[1]))
+	next := strconv.Itoa(major+1) + ".0.0"
+	edit(t, path, string(m[0]), "  version: "+next)
+	return next
 }
 
 // removeProperty deletes the block of a property (its line and the more-indented lines

@@ -742,7 +742,7 @@ func (c *contentChecker) checkOperations() {
 			if op.Responses.Value("403") == nil {
 				c.addf("%s: (Admin) operation must declare 403", id)
 			}
-			if !strings.Contains(op.Description, "Admin: requires the `admin` role") {
+			if !strings.Contains(op.Description, "Admin: requires the `platform-admin` role") {
 				c.addf("%s: (Admin) operation must say which role or scope it needs", id)
 			}
 		}

@@ -128,6 +128,12 @@ func TestInvalidPayloadsAreRefusedNamingTheField(t *testing.T) {
 		{"a number where a string is due", events.RenderJobQueuedV1, "region", `42`, "data.region", "must be a string"},
 		{"null where null is not allowed", events.RenderJobCompletedV1, "output_url", `null`, "data.output_url", "must not be null"},
 		{"null for an optional non-nullable field", events.RenderJobCompletedV1, "resolution", `null`, "data.resolution", "must not be null"},
+		{"a region of 2 MiB", events.RenderJobQueuedV1, "region", `"` + strings.Repeat("r", 2<<20) + `"`, "data.region", "must be at most 200 characters long"},
+		{"a region one character over its maxLength", events.RenderJobStartedV1, "region", `"` + strings.Repeat("é", 201) + `"`, "data.region", "must be at most 200 characters long"},
+		{"an over-long nullable string", events.RenderJobCompletedV1, "thumbnail_url", `"` + strings.Repeat("u", 2001) + `"`, "data.thumbnail_url", "must be at most 2000 characters long"},
+		{"an over-long error message", events.RenderJobFailedV1, "error_message", `"` + strings.Repeat("x", 10001) + `"`, "data.error_message", "must be at most 10000 characters long"},
+		{"an array over its maxItems", events.RenderJobStartedV1, "node_ids", `[` + strings.TrimSuffix(strings.Repeat(`"`+id1+`",`, 1001), ",") + `]`, "data.node_ids", "must have at most 1000 items"},
+		{"an over-long item of an array of strings", events.IdentityApiKeyCreatedV1, "scopes", `["render:read","` + strings.Repeat("s", 201) + `"]`, "data.scopes[1]", "must be at most 200 characters long"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+" is refused", func(t *testing.T) {
@@ -143,6 +149,23 @@ func TestInvalidPayloadsAreRefusedNamingTheField(t *testing.T) {
 			}
 			t.Errorf("want %s: %s..., got %v", tc.wantField, tc.wantMsg, err)
 		})
+	}
+}
+
+// maxLength counts characters, as JSON Schema does: a value at the bound in 4-byte characters
+// (four times as many bytes) is accepted.
+func TestStringsAtTheirMaxLengthInFourByteCharactersAreAccepted(t *testing.T) {
+	region := strings.Repeat("😀", 200)
+	p, err := events.Decode(events.RenderJobQueuedV1, []byte(with(t, events.RenderJobQueuedV1, "region", `"`+region+`"`)))
+	if err != nil {
+		t.Fatalf("a region of 200 characters refused: %v", err)
+	}
+	if got := p.(events.RenderJobQueuedV1Payload).Region; got != region {
+		t.Errorf("region decoded as %d bytes, want %d", len(got), len(region))
+	}
+	ids := `[` + strings.TrimSuffix(strings.Repeat(`"`+id1+`",`, 1000), ",") + `]`
+	if _, err := events.Decode(events.RenderJobStartedV1, []byte(with(t, events.RenderJobStartedV1, "node_ids", ids))); err != nil {
+		t.Errorf("1000 node ids refused: %v", err)
 	}
 }
 
@@ -214,6 +237,8 @@ func TestDecodeEventChecksTheEnvelopeAndTheData(t *testing.T) {
 		{"a render event claiming another producer", map[string]any{"producer": "identity-service"}, "producer"},
 		{"an unknown producer", map[string]any{"producer": "someone"}, "producer"},
 		{"data breaking its schema", map[string]any{"data": json.RawMessage(`{"render_job_id":"` + id1 + `","step":"Rendering","progress":300}`)}, "data.progress"},
+		{"an over-long event_type", map[string]any{"event_type": strings.Repeat("render.", 40)}, "event_type"},
+		{"data with an over-long string", map[string]any{"data": json.RawMessage(`{"render_job_id":"` + id1 + `","step":"Rendering","progress":3,"message":"` + strings.Repeat("m", 2001) + `"}`)}, "data.message"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name+" is refused", func(t *testing.T) {

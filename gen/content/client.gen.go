@@ -198,6 +198,9 @@ type ClientInterface interface {
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
+	// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+	// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+	// read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -209,6 +212,9 @@ type ClientInterface interface {
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
+	// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+	// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+	// read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -412,6 +418,10 @@ type ClientInterface interface {
 	//
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+	// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+	// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+	// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+	// naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -422,6 +432,10 @@ type ClientInterface interface {
 	//
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+	// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+	// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+	// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+	// naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -610,7 +624,7 @@ type ClientInterface interface {
 
 	// UpdateSceneColorWithBody Update a colour element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -619,7 +633,7 @@ type ClientInterface interface {
 
 	// UpdateSceneColor Update a colour element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -635,7 +649,7 @@ type ClientInterface interface {
 
 	// UpdateSceneContentWithBody Update a content element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -644,7 +658,7 @@ type ClientInterface interface {
 
 	// UpdateSceneContent Update a content element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -665,7 +679,7 @@ type ClientInterface interface {
 
 	// UpdateSceneWithBody Update a scene (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -674,7 +688,7 @@ type ClientInterface interface {
 
 	// UpdateScene Update a scene (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -1053,6 +1067,9 @@ func (c *Client) DeleteContainer(ctx context.Context, containerId ContainerId, r
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
+// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+// read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1074,6 +1091,9 @@ func (c *Client) UpdateContainerWithBody(ctx context.Context, containerId Contai
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
+// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+// read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1507,6 +1527,10 @@ func (c *Client) GetProject(ctx context.Context, projectId ProjectId, reqEditors
 //
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+// naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1527,6 +1551,10 @@ func (c *Client) UpdateProjectWithBody(ctx context.Context, projectId ProjectId,
 //
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+// naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1895,7 +1923,7 @@ func (c *Client) DeleteSceneColor(ctx context.Context, elementId ElementId, reqE
 
 // UpdateSceneColorWithBody Update a colour element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1914,7 +1942,7 @@ func (c *Client) UpdateSceneColorWithBody(ctx context.Context, elementId Element
 
 // UpdateSceneColor Update a colour element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1950,7 +1978,7 @@ func (c *Client) DeleteSceneContent(ctx context.Context, elementId ElementId, re
 
 // UpdateSceneContentWithBody Update a content element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1969,7 +1997,7 @@ func (c *Client) UpdateSceneContentWithBody(ctx context.Context, elementId Eleme
 
 // UpdateSceneContent Update a content element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2020,7 +2048,7 @@ func (c *Client) GetScene(ctx context.Context, sceneId SceneId, reqEditors ...Re
 
 // UpdateSceneWithBody Update a scene (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2039,7 +2067,7 @@ func (c *Client) UpdateSceneWithBody(ctx context.Context, sceneId SceneId, conte
 
 // UpdateScene Update a scene (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5201,6 +5229,9 @@ type ClientWithResponsesInterface interface {
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
+	// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+	// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+	// read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5212,6 +5243,9 @@ type ClientWithResponsesInterface interface {
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 	// Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 	// replace the links. 409 when the new slug is taken.
+	// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+	// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+	// read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5437,6 +5471,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+	// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+	// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+	// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+	// naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5447,6 +5485,10 @@ type ClientWithResponsesInterface interface {
 	//
 	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 	// as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+	// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+	// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+	// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+	// naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5647,7 +5689,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5656,7 +5698,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneColorWithResponse Update a colour element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5674,7 +5716,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5683,7 +5725,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneContentWithResponse Update a content element (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5708,7 +5750,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithBodyWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5717,7 +5759,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateSceneWithResponse Update a scene (Admin)
 	//
-	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+	// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -10135,6 +10177,9 @@ func (c *ClientWithResponses) DeleteContainerWithResponse(ctx context.Context, c
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
+// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+// read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10152,6 +10197,9 @@ func (c *ClientWithResponses) UpdateContainerWithBodyWithResponse(ctx context.Co
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
 // Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
 // replace the links. 409 when the new slug is taken.
+// The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+// category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+// read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10515,6 +10563,10 @@ func (c *ClientWithResponses) GetProjectWithResponse(ctx context.Context, projec
 //
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+// naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10531,6 +10583,10 @@ func (c *ClientWithResponses) UpdateProjectWithBodyWithResponse(ctx context.Cont
 //
 // Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
 // as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+// The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+// choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+// any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+// naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10839,7 +10895,7 @@ func (c *ClientWithResponses) DeleteSceneColorWithResponse(ctx context.Context, 
 
 // UpdateSceneColorWithBodyWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10854,7 +10910,7 @@ func (c *ClientWithResponses) UpdateSceneColorWithBodyWithResponse(ctx context.C
 
 // UpdateSceneColorWithResponse Update a colour element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10884,7 +10940,7 @@ func (c *ClientWithResponses) DeleteSceneContentWithResponse(ctx context.Context
 
 // UpdateSceneContentWithBodyWithResponse Update a content element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10899,7 +10955,7 @@ func (c *ClientWithResponses) UpdateSceneContentWithBodyWithResponse(ctx context
 
 // UpdateSceneContentWithResponse Update a content element (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10942,7 +10998,7 @@ func (c *ClientWithResponses) GetSceneWithResponse(ctx context.Context, sceneId 
 
 // UpdateSceneWithBodyWithResponse Update a scene (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10957,7 +11013,7 @@ func (c *ClientWithResponses) UpdateSceneWithBodyWithResponse(ctx context.Contex
 
 // UpdateSceneWithResponse Update a scene (Admin)
 //
-// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+// Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -493,7 +493,7 @@ type ContentSvgPreviewGeneratedV1Payload struct {
 // EventType returns ContentSvgPreviewGeneratedV1.
 func (ContentSvgPreviewGeneratedV1Payload) EventType() string { return ContentSvgPreviewGeneratedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p ContentSvgPreviewGeneratedV1Payload) Validate() error {
 	var v validator
 	if p.SvgPreviewID == uuid.Nil {
@@ -504,17 +504,29 @@ func (p ContentSvgPreviewGeneratedV1Payload) Validate() error {
 		v.add("target_id", "is required")
 	}
 	v.enum("status", p.Status.Valid(), p.Status.allowed())
+	if p.SvgURL != nil {
+		v.maxLength("svg_url", (*p.SvgURL), 2000)
+	}
+	if p.ThumbnailURL != nil {
+		v.maxLength("thumbnail_url", (*p.ThumbnailURL), 2000)
+	}
+	if p.SourceImageURL != nil {
+		v.maxLength("source_image_url", (*p.SourceImageURL), 2000)
+	}
 	if p.QualityScore != nil {
 		v.min("quality_score", float64((*p.QualityScore)), 0)
 		v.max("quality_score", float64((*p.QualityScore)), 1)
+	}
+	if p.Error != nil {
+		v.maxLength("error", (*p.Error), 10000)
 	}
 	v.min("color_zone_count", float64(p.ColorZoneCount), 0)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *ContentSvgPreviewGeneratedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -620,12 +632,13 @@ type EventEnvelope struct {
 	Producer *Producer `json:"producer,omitempty"`
 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p EventEnvelope) Validate() error {
 	var v validator
 	if p.EventID == uuid.Nil {
 		v.add("event_id", "is required")
 	}
+	v.maxLength("event_type", p.EventType, 200)
 	if p.EventTime.IsZero() {
 		v.add("event_time", "is required")
 	}
@@ -642,8 +655,8 @@ func (p EventEnvelope) Validate() error {
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *EventEnvelope) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -727,7 +740,7 @@ type IdentityApiKeyCreatedV1Payload struct {
 // EventType returns IdentityApiKeyCreatedV1.
 func (IdentityApiKeyCreatedV1Payload) EventType() string { return IdentityApiKeyCreatedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityApiKeyCreatedV1Payload) Validate() error {
 	var v validator
 	if p.APIKeyID == uuid.Nil {
@@ -736,16 +749,27 @@ func (p IdentityApiKeyCreatedV1Payload) Validate() error {
 	if p.TenantID == uuid.Nil {
 		v.add("tenant_id", "is required")
 	}
+	v.maxLength("name", p.Name, 200)
 	v.enum("environment", p.Environment.Valid(), p.Environment.allowed())
 	if p.CreatedByUserID == uuid.Nil {
 		v.add("created_by_user_id", "is required")
+	}
+	if p.KeyPrefix != nil {
+		v.maxLength("key_prefix", (*p.KeyPrefix), 64)
+	}
+	if p.Last4 != nil {
+		v.maxLength("last4", (*p.Last4), 16)
+	}
+	v.maxItems("scopes", len(p.Scopes), 100)
+	for i, s := range p.Scopes {
+		v.maxLength(indexed("scopes", i), s, 200)
 	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityApiKeyCreatedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -816,7 +840,7 @@ type IdentityApiKeyRevokedV1Payload struct {
 // EventType returns IdentityApiKeyRevokedV1.
 func (IdentityApiKeyRevokedV1Payload) EventType() string { return IdentityApiKeyRevokedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityApiKeyRevokedV1Payload) Validate() error {
 	var v validator
 	if p.APIKeyID == uuid.Nil {
@@ -828,12 +852,13 @@ func (p IdentityApiKeyRevokedV1Payload) Validate() error {
 	if p.RevokedByUserID == uuid.Nil {
 		v.add("revoked_by_user_id", "is required")
 	}
+	v.maxLength("reason", p.Reason, 2000)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityApiKeyRevokedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -892,7 +917,7 @@ type IdentityPaymentFailedV1Payload struct {
 // EventType returns IdentityPaymentFailedV1.
 func (IdentityPaymentFailedV1Payload) EventType() string { return IdentityPaymentFailedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityPaymentFailedV1Payload) Validate() error {
 	var v validator
 	if p.PaymentID == uuid.Nil {
@@ -901,12 +926,20 @@ func (p IdentityPaymentFailedV1Payload) Validate() error {
 	if p.UserID == uuid.Nil {
 		v.add("user_id", "is required")
 	}
+	v.maxLength("gateway", p.Gateway, 200)
+	v.maxLength("failure_reason", p.FailureReason, 2000)
+	if p.Currency != nil {
+		v.maxLength("currency", (*p.Currency), 16)
+	}
+	if p.Action != nil {
+		v.maxLength("action", (*p.Action), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityPaymentFailedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -985,7 +1018,7 @@ type IdentityPaymentRefundedV1Payload struct {
 // EventType returns IdentityPaymentRefundedV1.
 func (IdentityPaymentRefundedV1Payload) EventType() string { return IdentityPaymentRefundedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityPaymentRefundedV1Payload) Validate() error {
 	var v validator
 	if p.PaymentID == uuid.Nil {
@@ -994,6 +1027,10 @@ func (p IdentityPaymentRefundedV1Payload) Validate() error {
 	if p.UserID == uuid.Nil {
 		v.add("user_id", "is required")
 	}
+	v.maxLength("reason", p.Reason, 2000)
+	if p.Currency != nil {
+		v.maxLength("currency", (*p.Currency), 16)
+	}
 	if p.RefundedTo != nil {
 		v.enum("refunded_to", (*p.RefundedTo).Valid(), (*p.RefundedTo).allowed())
 	}
@@ -1001,8 +1038,8 @@ func (p IdentityPaymentRefundedV1Payload) Validate() error {
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityPaymentRefundedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1082,7 +1119,7 @@ type IdentityPaymentSucceededV1Payload struct {
 // EventType returns IdentityPaymentSucceededV1.
 func (IdentityPaymentSucceededV1Payload) EventType() string { return IdentityPaymentSucceededV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityPaymentSucceededV1Payload) Validate() error {
 	var v validator
 	if p.PaymentID == uuid.Nil {
@@ -1093,12 +1130,18 @@ func (p IdentityPaymentSucceededV1Payload) Validate() error {
 	}
 	v.enum("gateway", p.Gateway.Valid(), p.Gateway.allowed())
 	v.enum("action", p.Action.Valid(), p.Action.allowed())
+	if p.Currency != nil {
+		v.maxLength("currency", (*p.Currency), 16)
+	}
+	if p.GatewayTrackID != nil {
+		v.maxLength("gateway_track_id", (*p.GatewayTrackID), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityPaymentSucceededV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1198,7 +1241,7 @@ type IdentityPlanActivatedV1Payload struct {
 // EventType returns IdentityPlanActivatedV1.
 func (IdentityPlanActivatedV1Payload) EventType() string { return IdentityPlanActivatedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityPlanActivatedV1Payload) Validate() error {
 	var v validator
 	if p.UserID == uuid.Nil {
@@ -1207,15 +1250,19 @@ func (p IdentityPlanActivatedV1Payload) Validate() error {
 	if p.UserPlanID == uuid.Nil {
 		v.add("user_plan_id", "is required")
 	}
+	v.maxLength("plan_code", p.PlanCode, 200)
 	if p.ExpiresAt.IsZero() {
 		v.add("expires_at", "is required")
+	}
+	if p.PlanName != nil {
+		v.maxLength("plan_name", (*p.PlanName), 200)
 	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityPlanActivatedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1303,7 +1350,7 @@ type IdentityPlanExpiredV1Payload struct {
 // EventType returns IdentityPlanExpiredV1.
 func (IdentityPlanExpiredV1Payload) EventType() string { return IdentityPlanExpiredV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityPlanExpiredV1Payload) Validate() error {
 	var v validator
 	if p.UserID == uuid.Nil {
@@ -1312,12 +1359,15 @@ func (p IdentityPlanExpiredV1Payload) Validate() error {
 	if p.UserPlanID == uuid.Nil {
 		v.add("user_plan_id", "is required")
 	}
+	if p.PlanCode != nil {
+		v.maxLength("plan_code", (*p.PlanCode), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityPlanExpiredV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1375,19 +1425,26 @@ type IdentityTenantCreatedV1Payload struct {
 // EventType returns IdentityTenantCreatedV1.
 func (IdentityTenantCreatedV1Payload) EventType() string { return IdentityTenantCreatedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityTenantCreatedV1Payload) Validate() error {
 	var v validator
 	if p.TenantID == uuid.Nil {
 		v.add("tenant_id", "is required")
 	}
+	v.maxLength("slug", p.Slug, 200)
 	v.enum("kind", p.Kind.Valid(), p.Kind.allowed())
+	if p.Name != nil {
+		v.maxLength("name", (*p.Name), 200)
+	}
+	if p.ContactEmail != nil {
+		v.maxLength("contact_email", (*p.ContactEmail), 320)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityTenantCreatedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1441,18 +1498,19 @@ type IdentityTenantSuspendedV1Payload struct {
 // EventType returns IdentityTenantSuspendedV1.
 func (IdentityTenantSuspendedV1Payload) EventType() string { return IdentityTenantSuspendedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityTenantSuspendedV1Payload) Validate() error {
 	var v validator
 	if p.TenantID == uuid.Nil {
 		v.add("tenant_id", "is required")
 	}
+	v.maxLength("reason", p.Reason, 2000)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityTenantSuspendedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1500,7 +1558,7 @@ type IdentityUserBannedV1Payload struct {
 // EventType returns IdentityUserBannedV1.
 func (IdentityUserBannedV1Payload) EventType() string { return IdentityUserBannedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityUserBannedV1Payload) Validate() error {
 	var v validator
 	if p.UserID == uuid.Nil {
@@ -1509,12 +1567,13 @@ func (p IdentityUserBannedV1Payload) Validate() error {
 	if p.BannedBy == uuid.Nil {
 		v.add("banned_by", "is required")
 	}
+	v.maxLength("reason", p.Reason, 2000)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityUserBannedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1568,18 +1627,19 @@ type IdentityUserEmailVerifiedV1Payload struct {
 // EventType returns IdentityUserEmailVerifiedV1.
 func (IdentityUserEmailVerifiedV1Payload) EventType() string { return IdentityUserEmailVerifiedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityUserEmailVerifiedV1Payload) Validate() error {
 	var v validator
 	if p.UserID == uuid.Nil {
 		v.add("user_id", "is required")
 	}
+	v.maxLength("email", p.Email, 320)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityUserEmailVerifiedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1633,7 +1693,7 @@ type IdentityUserRegisteredV1Payload struct {
 // EventType returns IdentityUserRegisteredV1.
 func (IdentityUserRegisteredV1Payload) EventType() string { return IdentityUserRegisteredV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p IdentityUserRegisteredV1Payload) Validate() error {
 	var v validator
 	if p.UserID == uuid.Nil {
@@ -1643,12 +1703,21 @@ func (p IdentityUserRegisteredV1Payload) Validate() error {
 		v.add("tenant_id", "is required")
 	}
 	v.enum("register_mode", p.RegisterMode.Valid(), p.RegisterMode.allowed())
+	if p.Email != nil {
+		v.maxLength("email", (*p.Email), 320)
+	}
+	if p.PhoneNumber != nil {
+		v.maxLength("phone_number", (*p.PhoneNumber), 64)
+	}
+	if p.FullName != nil {
+		v.maxLength("full_name", (*p.FullName), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *IdentityUserRegisteredV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1721,7 +1790,7 @@ type RenderJobCancelledV1Payload struct {
 // EventType returns RenderJobCancelledV1.
 func (RenderJobCancelledV1Payload) EventType() string { return RenderJobCancelledV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobCancelledV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
@@ -1730,12 +1799,15 @@ func (p RenderJobCancelledV1Payload) Validate() error {
 	if p.CancelledByUserID == uuid.Nil {
 		v.add("cancelled_by_user_id", "is required")
 	}
+	if p.CancelledAtStep != nil {
+		v.maxLength("cancelled_at_step", (*p.CancelledAtStep), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobCancelledV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1815,7 +1887,7 @@ type RenderJobCompletedV1Payload struct {
 // EventType returns RenderJobCompletedV1.
 func (RenderJobCompletedV1Payload) EventType() string { return RenderJobCompletedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobCompletedV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
@@ -1824,17 +1896,28 @@ func (p RenderJobCompletedV1Payload) Validate() error {
 	if p.ExportID == uuid.Nil {
 		v.add("export_id", "is required")
 	}
+	v.maxLength("output_url", p.OutputURL, 2000)
+	if p.ThumbnailURL != nil {
+		v.maxLength("thumbnail_url", (*p.ThumbnailURL), 2000)
+	}
+	if p.Resolution != nil {
+		v.maxLength("resolution", (*p.Resolution), 200)
+	}
+	v.maxItems("node_ids_used", len(p.NodeIDsUsed), 1000)
 	for i, id := range p.NodeIDsUsed {
 		if id == uuid.Nil {
 			v.add(indexed("node_ids_used", i), "must not be the nil uuid")
 		}
 	}
+	if p.PriceType != nil {
+		v.maxLength("price_type", (*p.PriceType), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobCompletedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -1952,13 +2035,21 @@ type RenderJobFailedV1Payload struct {
 // EventType returns RenderJobFailedV1.
 func (RenderJobFailedV1Payload) EventType() string { return RenderJobFailedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobFailedV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
 		v.add("render_job_id", "is required")
 	}
 	v.enum("failed_at_step", p.FailedAtStep.Valid(), p.FailedAtStep.allowed())
+	v.maxLength("error_message", p.ErrorMessage, 10000)
+	if p.ErrorCode != nil {
+		v.maxLength("error_code", (*p.ErrorCode), 200)
+	}
+	if p.PriceType != nil {
+		v.maxLength("price_type", (*p.PriceType), 200)
+	}
+	v.maxItems("node_ids_attempted", len(p.NodeIDsAttempted), 1000)
 	for i, id := range p.NodeIDsAttempted {
 		if id == uuid.Nil {
 			v.add(indexed("node_ids_attempted", i), "must not be the nil uuid")
@@ -1968,8 +2059,8 @@ func (p RenderJobFailedV1Payload) Validate() error {
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobFailedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -2060,7 +2151,7 @@ type RenderJobProgressV1Payload struct {
 // EventType returns RenderJobProgressV1.
 func (RenderJobProgressV1Payload) EventType() string { return RenderJobProgressV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobProgressV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
@@ -2069,12 +2160,18 @@ func (p RenderJobProgressV1Payload) Validate() error {
 	v.enum("step", p.Step.Valid(), p.Step.allowed())
 	v.min("progress", float64(p.Progress), 0)
 	v.max("progress", float64(p.Progress), 100)
+	if p.PreviewB64 != nil {
+		v.maxLength("preview_b64", (*p.PreviewB64), 65536)
+	}
+	if p.Message != nil {
+		v.maxLength("message", (*p.Message), 2000)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobProgressV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -2165,7 +2262,7 @@ type RenderJobQueuedV1Payload struct {
 // EventType returns RenderJobQueuedV1.
 func (RenderJobQueuedV1Payload) EventType() string { return RenderJobQueuedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobQueuedV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
@@ -2176,16 +2273,20 @@ func (p RenderJobQueuedV1Payload) Validate() error {
 	}
 	v.enum("priority_queue", p.PriorityQueue.Valid(), p.PriorityQueue.allowed())
 	v.enum("price_type", p.PriceType.Valid(), p.PriceType.allowed())
+	v.maxLength("region", p.Region, 200)
 	if p.PriorityScore != nil {
 		v.min("priority_score", float64((*p.PriorityScore)), 0)
 		v.max("priority_score", float64((*p.PriorityScore)), 100)
+	}
+	if p.Resolution != nil {
+		v.maxLength("resolution", (*p.Resolution), 200)
 	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobQueuedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -2288,7 +2389,7 @@ type RenderJobStartedV1Payload struct {
 // EventType returns RenderJobStartedV1.
 func (RenderJobStartedV1Payload) EventType() string { return RenderJobStartedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderJobStartedV1Payload) Validate() error {
 	var v validator
 	if p.RenderJobID == uuid.Nil {
@@ -2297,17 +2398,21 @@ func (p RenderJobStartedV1Payload) Validate() error {
 	if p.StartedAt.IsZero() {
 		v.add("started_at", "is required")
 	}
+	v.maxItems("node_ids", len(p.NodeIDs), 1000)
 	for i, id := range p.NodeIDs {
 		if id == uuid.Nil {
 			v.add(indexed("node_ids", i), "must not be the nil uuid")
 		}
 	}
+	if p.Region != nil {
+		v.maxLength("region", (*p.Region), 200)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderJobStartedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -2377,18 +2482,25 @@ type RenderSnapshotReadyV1Payload struct {
 // EventType returns RenderSnapshotReadyV1.
 func (RenderSnapshotReadyV1Payload) EventType() string { return RenderSnapshotReadyV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderSnapshotReadyV1Payload) Validate() error {
 	var v validator
 	if p.SnapshotID == uuid.Nil {
 		v.add("snapshot_id", "is required")
 	}
+	v.maxLength("image_url", p.ImageURL, 2000)
+	if p.SceneKey != nil {
+		v.maxLength("scene_key", (*p.SceneKey), 200)
+	}
+	if p.ThumbnailURL != nil {
+		v.maxLength("thumbnail_url", (*p.ThumbnailURL), 2000)
+	}
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderSnapshotReadyV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {
@@ -2476,7 +2588,7 @@ type RenderSnapshotRequestedV1Payload struct {
 // EventType returns RenderSnapshotRequestedV1.
 func (RenderSnapshotRequestedV1Payload) EventType() string { return RenderSnapshotRequestedV1 }
 
-// Validate reports every required field left unset and every enum or range violation.
+// Validate reports every required field left unset and every enum, range or length violation.
 func (p RenderSnapshotRequestedV1Payload) Validate() error {
 	var v validator
 	if p.SnapshotID == uuid.Nil {
@@ -2485,12 +2597,13 @@ func (p RenderSnapshotRequestedV1Payload) Validate() error {
 	if p.SavedProjectID == uuid.Nil {
 		v.add("saved_project_id", "is required")
 	}
+	v.maxLength("scene_key", p.SceneKey, 200)
 	return v.err()
 }
 
 // UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
-// allowed, a wrong type or format and an enum or range violation are refused with the field named.
-// Unknown fields are ignored.
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
 func (p *RenderSnapshotRequestedV1Payload) UnmarshalJSON(b []byte) error {
 	d, err := newDecoder(b)
 	if err != nil {

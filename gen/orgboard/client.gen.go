@@ -697,6 +697,8 @@ type ClientInterface interface {
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
+	// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -708,6 +710,8 @@ type ClientInterface interface {
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
+	// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -720,6 +724,8 @@ type ClientInterface interface {
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
+	// The body carries `status` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -732,6 +738,8 @@ type ClientInterface interface {
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
+	// The body carries `status` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -2036,6 +2044,8 @@ func (c *Client) GetTask(ctx context.Context, id Id, reqEditors ...RequestEditor
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 // user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
+// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2057,6 +2067,8 @@ func (c *Client) AssignTaskWithBody(ctx context.Context, id Id, contentType stri
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 // user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
+// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2079,6 +2091,8 @@ func (c *Client) AssignTask(ctx context.Context, id Id, body AssignTaskJSONReque
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
+// The body carries `status` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -2101,6 +2115,8 @@ func (c *Client) MoveTaskWithBody(ctx context.Context, id Id, contentType string
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
+// The body carries `status` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -5813,6 +5829,8 @@ type ClientWithResponsesInterface interface {
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
+	// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5824,6 +5842,8 @@ type ClientWithResponsesInterface interface {
 	// Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 	// user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 	// The item appears in the assignee's cartable. Audited as task.assigned.
+	// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5836,6 +5856,8 @@ type ClientWithResponsesInterface interface {
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
+	// The body carries `status` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5848,6 +5870,8 @@ type ClientWithResponsesInterface interface {
 	// in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 	// in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 	// and writes no audit entry. Audited as task.moved (before/after status).
+	// The body carries `status` only; any other property (e.g. fields of the task as read) is
+	// refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -11204,6 +11228,8 @@ func (c *ClientWithResponses) GetTaskWithResponse(ctx context.Context, id Id, re
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 // user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
+// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11221,6 +11247,8 @@ func (c *ClientWithResponses) AssignTaskWithBodyWithResponse(ctx context.Context
 // Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
 // user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
 // The item appears in the assignee's cartable. Audited as task.assigned.
+// The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11239,6 +11267,8 @@ func (c *ClientWithResponses) AssignTaskWithResponse(ctx context.Context, id Id,
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
+// The body carries `status` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -11257,6 +11287,8 @@ func (c *ClientWithResponses) MoveTaskWithBodyWithResponse(ctx context.Context, 
 // in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
 // in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
 // and writes no audit entry. Audited as task.moved (before/after status).
+// The body carries `status` only; any other property (e.g. fields of the task as read) is
+// refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

@@ -274,7 +274,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookEndpointWithBody Update a webhook endpoint
 	//
-	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -283,7 +283,7 @@ type ClientInterface interface {
 
 	// UpdateWebhookEndpoint Update a webhook endpoint
 	//
-	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -681,7 +681,7 @@ func (c *Client) GetWebhookEndpoint(ctx context.Context, endpointId EndpointId, 
 
 // UpdateWebhookEndpointWithBody Update a webhook endpoint
 //
-// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type.
 //
@@ -700,7 +700,7 @@ func (c *Client) UpdateWebhookEndpointWithBody(ctx context.Context, endpointId E
 
 // UpdateWebhookEndpoint Update a webhook endpoint
 //
-// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -2341,7 +2341,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookEndpointWithBodyWithResponse Update a webhook endpoint
 	//
-	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -2350,7 +2350,7 @@ type ClientWithResponsesInterface interface {
 
 	// UpdateWebhookEndpointWithResponse Update a webhook endpoint
 	//
-	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+	// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -4250,7 +4250,7 @@ func (c *ClientWithResponses) GetWebhookEndpointWithResponse(ctx context.Context
 
 // UpdateWebhookEndpointWithBodyWithResponse Update a webhook endpoint
 //
-// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -4265,7 +4265,7 @@ func (c *ClientWithResponses) UpdateWebhookEndpointWithBodyWithResponse(ctx cont
 
 // UpdateWebhookEndpointWithResponse Update a webhook endpoint
 //
-// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+// Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //

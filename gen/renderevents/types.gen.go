@@ -854,7 +854,7 @@ type ListRenderJobsParams struct {
 type StreamRenderJobProgressParams struct {
 	// LastEventID The id of the last frame the client received, when it reconnects: a time in microseconds
 	// since the Unix epoch. Progress messages not after that time are not sent again; a malformed
-	// value is ignored.
+	// value is ignored, and a value longer than 64 characters is refused with 400.
 	LastEventID *string `json:"Last-Event-ID,omitempty"`
 }
 

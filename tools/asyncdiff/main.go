@@ -3,6 +3,10 @@
 // who validate strictly: a channel, message or schema property removed; a type or format
 // changed; a field newly required or no longer required; an enum value removed or added; a
 // bound tightened. Adding an optional property, a message or a channel is not breaking.
+// An upper bound (maximum, maxLength, maxItems) set on a field that had none is possibly
+// breaking, as oasdiff rates a first bound on a request property: a producer sending larger
+// values must keep within it. It is printed after the breaking changes, each line starting
+// "possibly breaking: ", and does not fail the check.
 //
 // With -changelog it prints every change instead, as Markdown list items for a changelog:
 // messages, channels and operations added or removed, and each message's payload fields
@@ -49,6 +53,9 @@ func main() {
 	for _, c := range changes {
 		fmt.Println(c)
 	}
+	for _, w := range Warnings(oldDoc, newDoc) {
+		fmt.Println("possibly breaking: " + w)
+	}
 	if len(changes) > 0 {
 		os.Exit(1)
 	}
@@ -67,7 +74,15 @@ func load(path string) (map[string]any, error) {
 }
 
 // Diff lists the breaking changes from oldDoc to newDoc, sorted.
-func Diff(oldDoc, newDoc map[string]any) []string {
+func Diff(oldDoc, newDoc map[string]any) []string { return compare(oldDoc, newDoc, breaking) }
+
+// Warnings lists the possibly breaking changes from oldDoc to newDoc, sorted.
+func Warnings(oldDoc, newDoc map[string]any) []string {
+	return compare(oldDoc, newDoc, possiblyBreaking)
+}
+
+// compare lists the changes of one level from oldDoc to newDoc, sorted.
+func compare(oldDoc, newDoc map[string]any, level level) []string {
 	d := differ{oldRoot: oldDoc, newRoot: newDoc}
 	d.sections()
 	comps, newComps := asMap(oldDoc["components"]), asMap(newDoc["components"])
@@ -88,7 +103,7 @@ func Diff(oldDoc, newDoc map[string]any) []string {
 	}
 	var out []string
 	for _, c := range d.out {
-		if c.breaking {
+		if c.level == level {
 			out = append(out, c.text)
 		}
 	}
@@ -103,7 +118,8 @@ var allOfStep = regexp.MustCompile(`\.allOf\[\d+\]([.\[])`)
 // Changelog lists every change from oldDoc to newDoc as Markdown list items, sorted: the
 // channels and operations added or removed, and per message (by its name, the routing key)
 // the message added or removed or its payload fields added, removed or changed. Breaking
-// changes, the ones Diff reports, end in "(breaking)".
+// changes, the ones Diff reports, end in "(breaking)"; the ones Warnings reports in
+// "(possibly breaking)".
 func Changelog(oldDoc, newDoc map[string]any) []string {
 	d := differ{oldRoot: oldDoc, newRoot: newDoc}
 	d.sections()
@@ -125,8 +141,11 @@ func Changelog(oldDoc, newDoc map[string]any) []string {
 	out := make([]string, 0, len(d.out))
 	for _, c := range d.out {
 		line := "- " + allOfStep.ReplaceAllString(c.text, "$1")
-		if c.breaking {
+		switch c.level {
+		case breaking:
 			line += " (breaking)"
+		case possiblyBreaking:
+			line += " (possibly breaking)"
 		}
 		out = append(out, line)
 	}
@@ -142,10 +161,19 @@ func messageName(key string, msg any) string {
 	return key
 }
 
-// change is one difference between the documents; breaking ones fail the check.
+// level rates a change: breaking ones fail the check, possibly breaking ones are reported.
+type level int
+
+const (
+	compatible level = iota
+	possiblyBreaking
+	breaking
+)
+
+// change is one difference between the documents.
 type change struct {
-	text     string
-	breaking bool
+	text  string
+	level level
 }
 
 type differ struct {
@@ -153,8 +181,16 @@ type differ struct {
 	out              []change
 }
 
-func (d *differ) add(breaking bool, format string, args ...any) {
-	d.out = append(d.out, change{text: fmt.Sprintf(format, args...), breaking: breaking})
+func (d *differ) add(isBreaking bool, format string, args ...any) {
+	l := compatible
+	if isBreaking {
+		l = breaking
+	}
+	d.out = append(d.out, change{text: fmt.Sprintf(format, args...), level: l})
+}
+
+func (d *differ) warn(format string, args ...any) {
+	d.out = append(d.out, change{text: fmt.Sprintf(format, args...), level: possiblyBreaking})
 }
 
 // sections records the channels and operations removed (breaking) or added.
@@ -228,7 +264,9 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 	for _, k := range []string{"maximum", "exclusiveMaximum", "maxLength", "maxItems"} {
 		_, had := o[k]
 		switch {
-		case (!had && n[k] != nil) || (had && n[k] != nil && num(n[k]) < num(o[k])):
+		case !had && n[k] != nil:
+			d.warn("%s: %s set to %v (there was none)", path, k, n[k])
+		case had && n[k] != nil && num(n[k]) < num(o[k]):
 			d.add(true, "%s: %s lowered from %v to %v", path, k, o[k], n[k])
 		case had && n[k] == nil:
 			d.add(false, "%s: %s %v removed", path, k, o[k])

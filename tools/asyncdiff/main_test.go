@@ -42,6 +42,7 @@ func TestDiffClassifiesChanges(t *testing.T) {
 		{"a required field dropped", "required: [id]", "required: []", "id is no longer required"},
 		{"an enum value removed", "enum: [Queued, Done]", "enum: [Queued]", "enum value Done removed"},
 		{"a range narrowed", "maximum: 100", "maximum: 50", "maximum lowered"},
+		{"a first maxLength on a string", "note: {type: string}", "note: {type: string, maxLength: 200}", ""},
 		{"a format changed", "format: uuid", "format: date-time", "format changed"},
 		{"a type changed", "progress: {type: integer", "progress: {type: string", "type changed"},
 		{"a channel removed", "  events: {address: events}\n", "  other: {address: other}\n", "channels.events removed"},
@@ -60,6 +61,30 @@ func TestDiffClassifiesChanges(t *testing.T) {
 				t.Fatalf("want %q among:\n%s", c.want, got)
 			}
 		})
+	}
+}
+
+// A first upper bound on a field is reported as possibly breaking (a producer sending more must
+// keep within it), not as breaking; lowering a bound that exists is breaking.
+func TestAFirstUpperBoundIsPossiblyBreakingAndALowerOneBreaking(t *testing.T) {
+	bounded := strings.Replace(base, "note: {type: string}", "note: {type: string, maxLength: 200}", 1)
+	if got := Diff(doc(t, base), doc(t, bounded)); len(got) != 0 {
+		t.Errorf("a first maxLength: want no breaking change, got %v", got)
+	}
+	if got := strings.Join(Warnings(doc(t, base), doc(t, bounded)), "\n"); got != "components.schemas.Job.note: maxLength set to 200 (there was none)" {
+		t.Errorf("a first maxLength: warnings %q", got)
+	}
+	withURLBound := strings.Replace(catalogue, "url: {type: string}", "url: {type: string, maxLength: 2000}", 1)
+	want := "- message job.done.v1: payload.data.url: maxLength set to 2000 (there was none) (possibly breaking)"
+	if got := strings.Join(Changelog(doc(t, catalogue), doc(t, withURLBound)), "\n"); got != want {
+		t.Errorf("changelog %q, want %q", got, want)
+	}
+	lowered := strings.Replace(bounded, "maxLength: 200", "maxLength: 100", 1)
+	if got := strings.Join(Diff(doc(t, bounded), doc(t, lowered)), "\n"); !strings.Contains(got, "Job.note: maxLength lowered from 200 to 100") {
+		t.Errorf("a lowered maxLength: want it breaking, got %q", got)
+	}
+	if got := Warnings(doc(t, bounded), doc(t, lowered)); len(got) != 0 {
+		t.Errorf("a lowered maxLength: want no warning, got %v", got)
 	}
 }
 

@@ -7,7 +7,8 @@
 //
 // It supports the subset of AsyncAPI schema the document uses: objects of scalar fields (string,
 // uuid, date-time, integer, int64, number, boolean), string enums (inline or $ref), arrays of
-// scalars, nullability as `type: [T, "null"]`, minimum/maximum and boolean defaults. Anything
+// scalars, nullability as `type: [T, "null"]`, minimum/maximum, maxLength (of strings, in
+// characters), maxItems (of arrays) and boolean defaults. Anything
 // else is an error, so the document cannot silently outgrow the generator.
 package main
 
@@ -93,6 +94,8 @@ type field struct {
 	required     bool
 	nullable     bool
 	min, max     *float64
+	maxLength    *int // strings: at most this many characters (Unicode code points)
+	maxItems     *int // arrays: at most this many items
 	def          *bool
 	description  string
 }
@@ -320,6 +323,20 @@ func parseField(owner, name string, p node) (*field, error) {
 		return nil, fmt.Errorf("%s.%s: only boolean defaults are supported", owner, name)
 	}
 	f.min, f.max = num(p["minimum"]), num(p["maximum"])
+	for key, dst := range map[string]**int{"maxLength": &f.maxLength, "maxItems": &f.maxItems} {
+		v, ok := p[key]
+		if !ok {
+			continue
+		}
+		n, isInt := v.(int)
+		if !isInt || n < 0 {
+			return nil, fmt.Errorf("%s.%s: %s must be a non-negative integer, not %v", owner, name, key, v)
+		}
+		if (key == "maxLength") != (f.kind == "string") || (key == "maxItems") != (f.kind == "array") {
+			return nil, fmt.Errorf("%s.%s: %s does not apply to a %s", owner, name, key, f.kind)
+		}
+		*dst = &n
+	}
 	return f, nil
 }
 
@@ -543,7 +560,7 @@ func genStruct(b *strings.Builder, d *document, s *schema) {
 	}
 
 	// Validate: checks that need only the Go value.
-	w("// Validate reports every required field left unset and every enum or range violation.\n")
+	w("// Validate reports every required field left unset and every enum, range or length violation.\n")
 	w("func (p %s) Validate() error {\n\tvar v validator\n", s.name)
 	for _, f := range s.fields {
 		genFieldCheck(b, f)
@@ -551,7 +568,7 @@ func genStruct(b *strings.Builder, d *document, s *schema) {
 	w("\treturn v.err()\n}\n\n")
 
 	// UnmarshalJSON: strict decoding of every declared field, then Validate.
-	w("// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not\n// allowed, a wrong type or format and an enum or range violation are refused with the field named.\n// Unknown fields are ignored.\n")
+	w("// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not\n// allowed, a wrong type or format and an enum, range or length violation are refused with the\n// field named. Unknown fields are ignored.\n")
 	w("func (p *%s) UnmarshalJSON(b []byte) error {\n\td, err := newDecoder(b)\n\tif err != nil {\n\t\treturn err\n\t}\n\tvar out %s\n", s.name, s.name)
 	for _, f := range s.fields {
 		path := strconv.Quote(f.json)
@@ -591,6 +608,15 @@ func genFieldCheck(out *strings.Builder, f *field) {
 	}
 	if f.kind == "enum" {
 		w("\t\tv.enum(%s, %s.Valid(), %s.allowed())\n", name, val, val)
+	}
+	if f.maxLength != nil {
+		w("\t\tv.maxLength(%s, %s, %d)\n", name, val, *f.maxLength)
+	}
+	if f.maxItems != nil {
+		w("\t\tv.maxItems(%s, len(%s), %d)\n", name, val, *f.maxItems)
+	}
+	if f.kind == "array" && f.items.maxLength != nil {
+		w("\t\tfor i, s := range %s {\n\t\t\tv.maxLength(indexed(%s, i), s, %d)\n\t\t}\n", val, name, *f.items.maxLength)
 	}
 	if f.kind == "array" && f.items.kind == "uuid" {
 		w("\t\tfor i, id := range %s {\n\t\t\tif id == uuid.Nil {\n\t\t\t\tv.add(indexed(%s, i), \"must not be the nil uuid\")\n\t\t\t}\n\t\t}\n", val, name)

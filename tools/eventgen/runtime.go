@@ -18,6 +18,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -32,7 +33,7 @@ func AsyncAPIDocument() []byte { return bytes.Clone(asyncAPIDocument) }
 type Payload interface {
 	// EventType returns the event name, e.g. render.job.completed.v1.
 	EventType() string
-	// Validate reports unset required fields and enum or range violations.
+	// Validate reports unset required fields and enum, range or length violations.
 	Validate() error
 }
 
@@ -274,6 +275,19 @@ func (v *validator) min(field string, x, lo float64) {
 func (v *validator) max(field string, x, hi float64) {
 	if x > hi {
 		v.add(field, "must be <= "+strconv.FormatFloat(hi, 'g', -1, 64))
+	}
+}
+
+// maxLength counts characters (Unicode code points), as JSON Schema does.
+func (v *validator) maxLength(field, s string, n int) {
+	if utf8.RuneCountInString(s) > n {
+		v.add(field, "must be at most "+strconv.Itoa(n)+" characters long")
+	}
+}
+
+func (v *validator) maxItems(field string, count, n int) {
+	if count > n {
+		v.add(field, "must have at most "+strconv.Itoa(n)+" items")
 	}
 }
 

@@ -140,6 +140,9 @@ export interface paths {
          * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken).
          *     Partial update: an absent field is left unchanged; `category_ids` / `tag_ids`, when given,
          *     replace the links. 409 when the new slug is taken.
+         *     The body may carry slug, name, primary_mode, description, is_premium, is_mockup,
+         *     category_ids and tag_ids; any other property (e.g. `id` or `use_count` of a container as
+         *     read) is refused with 400 naming it.
          */
         patch: operations["updateContainer"];
         trace?: never;
@@ -239,6 +242,10 @@ export interface paths {
          * Update a project (Admin)
          * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken),
          *     as every write to the shared catalog does. Partial update: an absent field is left unchanged.
+         *     The body may carry the properties of ProjectUpdate (container_id, name, sizes and durations,
+         *     choose_mode, aspect, resolution, render_aep_comp, free_fps, vip_factor, project_server_id);
+         *     any other property (e.g. `id` or `aep_file_url` of a project as read) is refused with 400
+         *     naming it.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -404,7 +411,7 @@ export interface paths {
         head?: never;
         /**
          * Update a scene (Admin)
-         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. The body may carry title, default_duration_sec, sort and manual_color_selection; any other property (e.g. `id`, `project_id` or `key` of a scene as read) is refused with 400 naming it.
          */
         patch: operations["updateScene"];
         trace?: never;
@@ -503,7 +510,7 @@ export interface paths {
         head?: never;
         /**
          * Update a content element (Admin)
-         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged; null is treated as absent, so nullable links are not cleared through PATCH in v1. 409 when the new key is taken in the scene. The body may carry every property of SceneContentElement except the read-only `id` and `scene_id`, which are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
          */
         patch: operations["updateSceneContent"];
         trace?: never;
@@ -555,7 +562,7 @@ export interface paths {
         head?: never;
         /**
          * Update a colour element (Admin)
-         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene.
+         * @description Admin: requires the `platform-admin` role (JWT) or the `content:admin` scope (ServiceToken), as every write to the shared catalog does. Partial update - an absent field is left unchanged. 409 when the new element_key is taken in the scene. The body may carry element_key, title, icon, default_color, attr_value and sort; the read-only `id` and `scene_id` are refused with 400 naming them, as unknown properties are: drop them from an element as read before sending it back.
          */
         patch: operations["updateSceneColor"];
         trace?: never;
@@ -1479,7 +1486,9 @@ export interface components {
             max_size?: number | null;
             direction_layer_value?: number;
             video_support?: boolean;
-            mapped_list?: Record<string, never>[];
+            mapped_list?: {
+                [key: string]: unknown;
+            }[];
             is_hidden?: boolean;
             virtual_count?: number;
             sort?: number;
@@ -1785,7 +1794,9 @@ export interface components {
             bpm?: number;
             is_premium?: boolean;
             /** @description Waveform data for drawing the track (free-form). */
-            waveform_data?: Record<string, never>;
+            waveform_data?: {
+                [key: string]: unknown;
+            };
         };
         MusicTrackPage: {
             data: components["schemas"]["MusicTrack"][];

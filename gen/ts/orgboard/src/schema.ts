@@ -520,6 +520,8 @@ export interface paths {
          *     in_progress; in_progress -> backlog or in_review; in_review -> in_progress or done; done ->
          *     in_progress (reopen). Any other move is 409. A move to the current status answers 200 unchanged
          *     and writes no audit entry. Audited as task.moved (before/after status).
+         *     The body carries `status` only; any other property (e.g. fields of the task as read) is
+         *     refused with 400 naming it.
          */
         patch: operations["moveTask"];
         trace?: never;
@@ -545,6 +547,8 @@ export interface paths {
          * @description Permission checked at [team, org]: ManageWork. The assignee is a member of the organization (kind
          *     user) or an ai seat of the task's team (kind seat); anything else is 400. null unassigns.
          *     The item appears in the assignee's cartable. Audited as task.assigned.
+         *     The body carries `assignee` only; any other property (e.g. fields of the task as read) is
+         *     refused with 400 naming it.
          */
         patch: operations["assignTask"];
         trace?: never;

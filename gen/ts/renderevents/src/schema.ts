@@ -345,7 +345,7 @@ export interface paths {
         head?: never;
         /**
          * Update a webhook endpoint
-         * @description Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason.
+         * @description Partial update (an absent field is unchanged). Setting `enabled` true re-enables an endpoint that was disabled for failing and clears disabled_reason. The body may carry url, event_types, description and enabled; any other property (e.g. `id`, `created_at` or `disabled_reason` of an endpoint as read) is refused with 400 naming it.
          */
         patch: operations["updateWebhookEndpoint"];
         trace?: never;
@@ -1085,7 +1085,7 @@ export interface operations {
                 /**
                  * @description The id of the last frame the client received, when it reconnects: a time in microseconds
                  *     since the Unix epoch. Progress messages not after that time are not sent again; a malformed
-                 *     value is ignored.
+                 *     value is ignored, and a value longer than 64 characters is refused with 400.
                  */
                 "Last-Event-ID"?: string;
             };
