@@ -81,7 +81,7 @@ func TestEveryOperationAnswersGuardedInputWithA400NamingTheField(t *testing.T) {
 	scopes = slices.Compact(scopes)
 	issuer := authtest.New(t)
 	w := &walker{
-		jwt:     issuer.Token(t, authtest.Subject(uuid.New()), authtest.Tenant(uuid.New()), authtest.Roles(append([]string{"admin"}, scopes...)...)),
+		jwt:     issuer.Token(t, authtest.Subject(uuid.New()), authtest.Tenant(uuid.New()), authtest.Roles(append([]string{"admin", "platform-admin"}, scopes...)...)),
 		service: issuer.ServiceToken(t, "guards-walk", scopes...),
 		client:  &http.Client{Timeout: 30 * time.Second},
 	}
@@ -410,27 +410,37 @@ func jsonProbes(path string, schema *openapi3.SchemaRef) []probe {
 	return probes
 }
 
-// multipartProbes send each text field of a multipart operation alone, with NUL and with
-// invalid UTF-8: the handler reading it must answer 400 naming it.
+// multipartProbes send each text field of a multipart operation alone, with NUL, with invalid
+// UTF-8 and over its maxLength, and a field a closed form schema does not name: the handler
+// reading the parts must answer 400 naming the field.
 func multipartProbes(path string, schema *openapi3.SchemaRef) []probe {
-	var probes []probe
+	type class struct{ class, name, value, message string }
+	var classes []class
 	s := merged(schema)
 	for _, name := range slices.Sorted(mapKeys(s.Properties)) {
 		p := s.Properties[name].Value
 		if p == nil || p.Format == "binary" || (!p.Type.Is("string") && !p.Type.Is("boolean") && !p.Type.Is("integer")) {
 			continue
 		}
-		for _, c := range []struct{ class, value, message string }{
-			{"NUL in a multipart text field", "a\x00b", msgNUL},
-			{"invalid UTF-8 in a multipart text field", "a\xffb", msgUTF8},
-		} {
-			var buf bytes.Buffer
-			mw := multipart.NewWriter(&buf)
-			_ = mw.WriteField(name, c.value)
-			_ = mw.Close()
-			probes = append(probes, probe{class: c.class, path: path, contentType: mw.FormDataContentType(),
-				body: buf.Bytes(), field: "body." + name, message: c.message})
+		classes = append(classes,
+			class{"NUL in a multipart text field", name, "a\x00b", msgNUL},
+			class{"invalid UTF-8 in a multipart text field", name, "a\xffb", msgUTF8})
+		if p.Type.Is("string") && p.MaxLength != nil && *p.MaxLength < 4<<10 {
+			classes = append(classes, class{"an over-long multipart text field", name,
+				strings.Repeat("a", int(*p.MaxLength)+1), fmt.Sprintf("must be at most %d characters", *p.MaxLength)})
 		}
+	}
+	if s.AdditionalProperties.Has != nil && !*s.AdditionalProperties.Has {
+		classes = append(classes, class{"an unknown multipart field", "unknown_field_x", "typo", msgUnknown})
+	}
+	var probes []probe
+	for _, c := range classes {
+		var buf bytes.Buffer
+		mw := multipart.NewWriter(&buf)
+		_ = mw.WriteField(c.name, c.value)
+		_ = mw.Close()
+		probes = append(probes, probe{class: c.class, path: path, contentType: mw.FormDataContentType(),
+			body: buf.Bytes(), field: "body." + c.name, message: c.message})
 	}
 	return probes
 }

@@ -90,8 +90,8 @@ func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if p != nil {
 			req = req.WithContext(auth.WithPrincipal(req.Context(), *p))
-			c.SetRequest(req)
 		}
+		c.SetRequest(withFormSchema(req, route.Operation))
 		limit := k.bodyLimit
 		if l, ok := k.opLimits[route.Operation.OperationID]; ok {
 			limit = l

@@ -8,6 +8,7 @@ import (
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
@@ -27,7 +28,10 @@ func (s *Server) UploadProjectAep(ctx context.Context, req contentserver.UploadP
 		if err != nil {
 			return nil, bodyError(err)
 		}
-		if part.FormName() != "file" {
+		if name := part.FormName(); name != "file" {
+			if err := httpx.CheckFormPart(ctx, name); err != nil {
+				return nil, err
+			}
 			continue // NextPart skips what is left of it
 		}
 		f, err := s.app.UploadAep(ctx, actor, req.ProjectId, part.FileName(), partReader{part})

@@ -9,6 +9,7 @@ import (
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
 	"github.com/videotpl/platform/pkg/errs"
+	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -74,7 +75,7 @@ func (s *Server) CreateFont(ctx context.Context, req contentserver.CreateFontReq
 			}
 			in.Data, in.Filename, haveFile = data, part.FileName(), true
 		case "name", "family", "direction":
-			v, err := formValue(part)
+			v, err := formValue(ctx, part)
 			if err != nil {
 				return nil, err
 			}
@@ -87,12 +88,16 @@ func (s *Server) CreateFont(ctx context.Context, req contentserver.CreateFontReq
 				in.Direction = &v
 			}
 		case "is_premium":
-			v, err := formValue(part)
+			v, err := formValue(ctx, part)
 			if err != nil {
 				return nil, err
 			}
 			if in.IsPremium, err = strconv.ParseBool(v); err != nil {
 				return nil, errs.InvalidFields(errs.Field("body.is_premium", "must be true or false"))
+			}
+		default:
+			if err := httpx.CheckFormPart(ctx, name); err != nil {
+				return nil, err
 			}
 		}
 	}

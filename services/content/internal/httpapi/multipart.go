@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -55,8 +56,9 @@ func (r partReader) Read(b []byte) (int, error) {
 	return n, err
 }
 
-// formValue reads a small text field (at most 4 KiB).
-func formValue(p *multipart.Part) (string, error) {
+// formValue reads a small text field (at most 4 KiB) and holds it to the operation's form
+// schema (httpx.CheckFormField).
+func formValue(ctx context.Context, p *multipart.Part) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(partReader{p}, 4<<10+1))
 	if err != nil {
 		return "", err
@@ -65,7 +67,7 @@ func formValue(p *multipart.Part) (string, error) {
 		return "", errs.InvalidFields(errs.Field("body."+p.FormName(), "is longer than 4 KiB"))
 	}
 	v := strings.TrimSpace(string(b))
-	if err := httpx.CheckText("body."+p.FormName(), v); err != nil {
+	if err := httpx.CheckFormField(ctx, p.FormName(), v); err != nil {
 		return "", err
 	}
 	return v, nil

@@ -41,7 +41,7 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req contentserver.Gener
 		if err != nil {
 			return nil, bodyError(err)
 		}
-		switch part.FormName() {
+		switch name := part.FormName(); name {
 		case "image":
 			data, err := io.ReadAll(io.LimitReader(partReader{part}, domain.MaxPreviewImageBytes+1))
 			if err != nil {
@@ -52,11 +52,11 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req contentserver.Gener
 			}
 			pr.Image, haveImage = data, true
 		case "target_type":
-			if targetType, err = formValue(part); err != nil {
+			if targetType, err = formValue(ctx, part); err != nil {
 				return nil, err
 			}
 		case "target_id":
-			if target, err = formValue(part); err != nil {
+			if target, err = formValue(ctx, part); err != nil {
 				return nil, err
 			}
 		case "color_keys":
@@ -73,6 +73,10 @@ func (s *Server) GenerateSvgPreview(ctx context.Context, req contentserver.Gener
 				continue
 			}
 			pr.ColorKeys, haveKey = append(pr.ColorKeys, keys...), true
+		default:
+			if err := httpx.CheckFormPart(ctx, name); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if !haveImage {
