@@ -811,6 +811,9 @@ type Conflict = Problem
 // Forbidden RFC 9457 problem details.
 type Forbidden = Problem
 
+// IdempotencyKeyReused RFC 9457 problem details.
+type IdempotencyKeyReused = Problem
+
 // NotFound RFC 9457 problem details.
 type NotFound = Problem
 
