@@ -243,21 +243,27 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 }
 
 // ApproveAgentRun records the approved text of a drafted run and the normalized edit distance
-// between the draft and it (ManageWork).
+// between the draft and it (ManageWork). The distance is computed before the run is locked,
+// within editdistance.MaxWork; beyond that bound it is a lower bound, as the audit entry says.
 func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID, final string) (domain.AgentRun, error) {
-	var run domain.AgentRun
-	err := a.store.InTx(ctx, func(s domain.Store) error {
+	run, err := a.run(ctx, a.store, actor, id, domain.ManageWork)
+	if err != nil {
+		return run, err
+	}
+	if run.Status != domain.RunDrafted || run.Draft == nil {
+		return run, errs.Ef(errs.Conflict, "the run is %s; only a drafted run can be approved", run.Status)
+	}
+	// A draft never changes once written, so the distance stays right for the locked row.
+	dist := editdistance.Bounded(*run.Draft, final)
+	d := dist.Normalized()
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if run, err = s.GetAgentRunForUpdate(ctx, id); err != nil {
-			return err
-		}
-		if _, err := a.authorize(ctx, s, actor, run.Scope(), domain.ManageWork, "agent run"); err != nil {
 			return err
 		}
 		if run.Status != domain.RunDrafted || run.Draft == nil {
 			return errs.Ef(errs.Conflict, "the run is %s; only a drafted run can be approved", run.Status)
 		}
-		d := editdistance.Normalized(*run.Draft, final)
 		now := a.now()
 		run.Status, run.FinalText, run.EditDistance, run.ApprovedBy, run.ApprovedAt = domain.RunApproved, &final, &d, actor.UserIDPtr(), &now
 		if err := s.SetAgentRunApproval(ctx, run); err != nil {
@@ -266,7 +272,8 @@ func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 		return a.audit(ctx, s, actor, domain.Record{
 			Action: domain.ActionAgentRunApproved, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
 			Before: map[string]any{"status": domain.RunDrafted},
-			After:  map[string]any{"status": run.Status, "edit_distance": d, "final_chars": utf8.RuneCountInString(final)},
+			After: map[string]any{"status": run.Status, "edit_distance": d, "edit_distance_exact": dist.Exact,
+				"final_chars": utf8.RuneCountInString(final)},
 		})
 	})
 	return run, err
