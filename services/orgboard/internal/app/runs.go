@@ -21,6 +21,12 @@ func upstreamFailed(detail string, cause error) error {
 	return errs.Wrap(errs.Upstream, egress.RedactURLs(detail), cause)
 }
 
+// traceDetail is the detail of a trace step as every reader of the run may see it: a failure
+// quotes the URL it called, and a URL is cut to its scheme and host, since its user info, path
+// or query may carry a credential and a run's readers need not be allowed to see the
+// organization's tool servers and model connections.
+func traceDetail(detail string) string { return egress.RedactURLs(detail) }
+
 // PrepareAgentRun assembles the prompt of an agent for a task and stores the run as
 // prepared (ManageWork at the item's team). Tool discovery on the agent's bound servers is best
 // effort: a server that fails is recorded in the trace and skipped.
@@ -43,7 +49,7 @@ func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, 
 	run := domain.AgentRun{ID: a.newID(), OrganizationID: item.OrganizationID, TeamID: item.TeamID, AgentID: agent.ID,
 		TaskID: item.ID, Status: domain.RunPrepared, CreatedBy: createdBy(actor), CreatedAt: a.now()}
 	step := func(name string, ok bool, detail string, server *uuid.UUID) {
-		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: detail, ServerID: server})
+		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: traceDetail(detail), ServerID: server})
 	}
 
 	identity, detail, err := a.productIdentity(ctx, s, item.TeamID)
@@ -177,7 +183,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	}
 	messages := []domain.ChatMessage{{Role: "system", Content: domain.SystemMessage(agent)}, {Role: "user", Content: run.Prompt}}
 	step := func(name string, ok bool, detail string) {
-		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: detail})
+		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: traceDetail(detail)})
 	}
 	attempt := func(configID uuid.UUID) (domain.ModelAnswer, error) {
 		c, err := s.GetApiConfig(ctx, configID)
@@ -352,7 +358,7 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 	}
 	fail := func(err error) (ToolCall, error) {
 		a.log.WarnContext(ctx, "governed tool call failed", "tool_server_id", server.ID, "tool", in.Tool, "error", err.Error())
-		if rerr := record("failed", map[string]any{"error": err.Error()}); rerr != nil {
+		if rerr := record("failed", map[string]any{"error": egress.RedactURLs(err.Error())}); rerr != nil {
 			return ToolCall{}, rerr
 		}
 		return ToolCall{}, upstreamFailed("the tool server failed: "+err.Error(), err)
