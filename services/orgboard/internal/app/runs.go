@@ -165,8 +165,11 @@ func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid
 }
 
 // ExecuteAgentRun sends a prepared run's prompt to the agent's model connection, then to its
-// fallback when the first fails, and stores the answer as the draft (ManageWork). When no
-// connection answers the run becomes failed and the error is an upstream failure (errs.Upstream, a 502). No model-driven
+// fallback when the first fails, and stores the answer as the draft (ManageWork). The run is
+// claimed first, in a transaction of its own, so that concurrent executes of one run call the
+// model once: the others get a Conflict. The model is called outside any transaction. When no
+// connection answers the run becomes failed and the error is an upstream failure (errs.Upstream,
+// a 502); any other failure gives up the claim and leaves the run prepared. No model-driven
 // tool loop is run.
 func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
 	s := a.store
@@ -177,6 +180,26 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if run.Status != domain.RunPrepared {
 		return run, errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", run.Status)
 	}
+	claimedAt := a.now()
+	claimed, err := s.ClaimAgentRun(ctx, run.ID, claimedAt, claimedAt.Add(-a.limits.RunClaim))
+	if err != nil {
+		return run, err
+	}
+	if !claimed {
+		return run, errs.E(errs.Conflict, "the run is being executed by another request, or was executed")
+	}
+	// The outcome is recorded, or the claim given up, even when the caller has gone: the model
+	// may have been paid for.
+	keep := context.WithoutCancel(ctx)
+	recorded := false
+	defer func() {
+		if !recorded {
+			if err := s.ReleaseAgentRun(keep, run.ID, claimedAt); err != nil {
+				a.log.ErrorContext(ctx, "the claim of a run could not be given up", "run_id", run.ID, "error", err.Error())
+			}
+		}
+	}()
+
 	agent, err := s.GetAgent(ctx, run.AgentID)
 	if err != nil {
 		return run, err
@@ -221,18 +244,11 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	} else {
 		run.Status, run.Draft, run.Model, run.ApiConfigID = domain.RunDrafted, &res.Text, &res.Model, &used
 	}
-	err = a.store.InTx(ctx, func(s domain.Store) error {
-		cur, err := s.GetAgentRunForUpdate(ctx, run.ID)
-		if err != nil {
+	err = a.store.InTx(keep, func(s domain.Store) error {
+		if err := s.SetAgentRunExecution(keep, run, claimedAt); err != nil {
 			return err
 		}
-		if cur.Status != domain.RunPrepared {
-			return errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", cur.Status)
-		}
-		if err := s.SetAgentRunExecution(ctx, run); err != nil {
-			return err
-		}
-		return a.audit(ctx, s, actor, domain.Record{
+		return a.audit(keep, s, actor, domain.Record{
 			Action: domain.ActionAgentRunExecuted, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
 			Before: map[string]any{"status": domain.RunPrepared},
 			After: map[string]any{"status": run.Status, "api_config_id": run.ApiConfigID, "model": run.Model,
@@ -242,6 +258,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if err != nil {
 		return run, err
 	}
+	recorded = true
 	if callErr != nil {
 		return run, upstreamFailed("no model connection answered: "+callErr.Error(), callErr)
 	}

@@ -165,7 +165,8 @@ func newApp(t testing.TB, pool *pgxpool.Pool, log *slog.Logger, policy *egress.P
 		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
 		Tools:  mcp.New(transport, "orgboard-test", "0"),
 		URLs:   store.URLs(policy),
-		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second,
+			RunClaim: time.Minute},
 		Logger: log,
 		Clock:  time.Now,
 	})
