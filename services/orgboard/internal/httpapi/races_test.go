@@ -107,3 +107,31 @@ func TestConcurrentExecutesOfOneRunCallThePaidModelOnce(t *testing.T) {
 		t.Fatalf("%d executions audited", len(page.Data))
 	}
 }
+
+func TestConcurrentlyNamingTheSameLeadNamesItOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	w := e.world()
+	c, ctx := e.client, e.ctx
+	statuses := race(t, func(int) int {
+		r, err := c.SetTeamLeadWithResponse(ctx, w.teamA2.Id, w.memberA.user, as(w.ownerA))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		return r.StatusCode()
+	})
+	if counts := countStatuses(t, statuses); counts[200] != racers {
+		t.Fatalf("statuses %v, want %d times 200", counts, racers)
+	}
+	leads := must[*orgboard.ListTeamLeadsResponse](t, 200)(c.ListTeamLeadsWithResponse(ctx, w.teamA2.Id, as(w.ownerA))).JSON200.Data
+	if len(leads) != 1 || leads[0].UserId != w.memberA.user {
+		t.Fatalf("leads = %+v", leads)
+	}
+	action := "team.lead.assigned"
+	page := must[*orgboard.ListAuditEntriesResponse](t, 200)(c.ListAuditEntriesWithResponse(ctx, &orgboard.ListAuditEntriesParams{
+		OrganizationId: w.orgA.Id, Action: &action, TargetId: &w.memberA.user}, as(w.ownerA))).JSON200
+	if len(page.Data) != 1 {
+		t.Fatalf("%d assignments audited, want 1", len(page.Data))
+	}
+}
