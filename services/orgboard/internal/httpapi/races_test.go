@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/videotpl/platform/gen/orgboard"
 )
 
@@ -133,5 +135,46 @@ func TestConcurrentlyNamingTheSameLeadNamesItOnce(t *testing.T) {
 		OrganizationId: w.orgA.Id, Action: &action, TargetId: &w.memberA.user}, as(w.ownerA))).JSON200
 	if len(page.Data) != 1 {
 		t.Fatalf("%d assignments audited, want 1", len(page.Data))
+	}
+}
+
+func TestAToolServerDeletedWhileAgentsAreBoundToItStaysBoundNowhere(t *testing.T) {
+	t.Parallel()
+	e := newAgentsEnv(t)
+	w := e.world()
+	c, ctx := e.client, e.ctx
+	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
+	server := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, orgboard.McpServerConfigCreate{
+		OrganizationId: w.orgA.Id, Name: "soon gone", Url: "https://tools.example.com/mcp"}, as(w.ownerA))).JSON201
+	bound := []uuid.UUID{server.Id}
+	statuses := race(t, func(i int) int {
+		if i == racers/2 {
+			r, err := c.DeleteToolServerWithResponse(ctx, server.Id, as(w.ownerA))
+			if err != nil {
+				t.Error(err)
+				return 0
+			}
+			if r.StatusCode() != 204 {
+				t.Errorf("delete: %d %s", r.StatusCode(), r.Body)
+			}
+			return r.StatusCode()
+		}
+		r, err := c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+			Name: "Binder", ApiConfigId: conn.Id, McpServerIds: &bound}, as(w.ownerA))
+		if err != nil {
+			t.Error(err)
+			return 0
+		}
+		// Before the delete the binding is configured; after it the server is no longer one of
+		// the organization's.
+		if s := r.StatusCode(); s != 200 && s != 201 && s != 400 {
+			t.Errorf("configure: %d %s", s, r.Body)
+		}
+		return r.StatusCode()
+	})
+	countStatuses(t, statuses)
+	got := must[*orgboard.GetSeatAgentResponse](t, 200)(c.GetSeatAgentWithResponse(ctx, w.seatA1.Id, as(w.ownerA))).JSON200
+	if len(got.McpServerIds) != 0 {
+		t.Fatalf("the agent is bound to the deleted server: %v", got.McpServerIds)
 	}
 }
