@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"io"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -31,41 +29,6 @@ const (
 // agentsEnv is env (harness_test.go) with the helpers of the agents' tests.
 type agentsEnv struct {
 	*env
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// recordingTransport copies every response body into out.
-type recordingTransport struct {
-	base http.RoundTripper
-	out  io.Writer
-}
-
-func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.base.RoundTrip(req)
-	if err != nil {
-		return resp, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	_, _ = r.out.Write(append(body, '\n'))
-	return resp, err
 }
 
 func newAgentsEnv(t *testing.T) *agentsEnv {

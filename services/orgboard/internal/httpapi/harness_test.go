@@ -1,13 +1,16 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
@@ -170,6 +173,42 @@ func newApp(t testing.TB, pool *pgxpool.Pool, log *slog.Logger, policy *egress.P
 		Logger: log,
 		Clock:  time.Now,
 	})
+}
+
+// lockedBuffer is a buffer many goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// recordingTransport copies every response body into out.
+type recordingTransport struct {
+	base http.RoundTripper
+	out  io.Writer
+}
+
+func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	_, _ = r.out.Write(append(body, '\n'))
+	return resp, err
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.
