@@ -72,7 +72,7 @@ func (s *Store) DeleteToolServer(ctx context.Context, t domain.ToolServer) error
 		return errs.E(errs.NotFound, "tool server not found")
 	}
 	if err := s.q.UnbindToolServer(ctx, orgboarddb.UnbindToolServerParams{ServerID: t.ID, OrganizationID: t.OrganizationID}); err != nil {
-		return err
+		return translate(err, "tool server")
 	}
 	n, err = s.q.DeleteToolServer(ctx, t.ID)
 	if err != nil {
