@@ -178,3 +178,31 @@ func TestAToolServerDeletedWhileAgentsAreBoundToItStaysBoundNowhere(t *testing.T
 		t.Fatalf("the agent is bound to the deleted server: %v", got.McpServerIds)
 	}
 }
+
+func TestAnExecuteLeftUnfinishedHoldsTheRunUntilItsClaimGrowsStale(t *testing.T) {
+	t.Parallel()
+	e := newAgentsEnv(t)
+	w := e.world()
+	c, ctx := e.client, e.ctx
+	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+		Name: "Stubby", ApiConfigId: conn.Id}, as(w.leadA))).JSON201
+	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
+	claim := func(age time.Duration) {
+		t.Helper()
+		if _, err := e.pool.Exec(ctx, "UPDATE agent_runs SET claimed_at = now() - $2::interval WHERE id = $1", run.Id, age.String()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	claim(time.Second) // an execute in flight elsewhere
+	must[*orgboard.ExecuteAgentRunResponse](t, 409)(c.ExecuteAgentRunWithResponse(ctx, run.Id, as(w.memberA)))
+	if got := must[*orgboard.GetAgentRunResponse](t, 200)(c.GetAgentRunWithResponse(ctx, run.Id, as(w.memberA))).JSON200; got.Status != orgboard.AgentRunStatusPrepared {
+		t.Fatalf("a claimed run reads as %s, want prepared", got.Status)
+	}
+	claim(2 * time.Minute) // the harness's lease is a minute: that process stopped
+	r := must[*orgboard.ExecuteAgentRunResponse](t, 200)(c.ExecuteAgentRunWithResponse(ctx, run.Id, as(w.memberA))).JSON200
+	if r.Status != orgboard.AgentRunStatusDrafted {
+		t.Fatalf("run = %+v", r)
+	}
+}
