@@ -143,7 +143,16 @@ func (a *App) run(ctx context.Context, s domain.Store, actor domain.Actor, id uu
 		return r, err
 	}
 	_, err = a.authorize(ctx, s, actor, r.Scope(), p, "agent run")
-	return r, err
+	return readable(r), err
+}
+
+// readable is a stored run as its readers see it: trace details are cut again on the way out,
+// for runs whose trace was written before details were cut when recorded.
+func readable(r domain.AgentRun) domain.AgentRun {
+	for i := range r.Trace {
+		r.Trace[i].Detail = traceDetail(r.Trace[i].Detail)
+	}
+	return r
 }
 
 // GetAgentRun reads a run (ViewBoard at its team).
@@ -161,7 +170,11 @@ func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid
 	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ViewBoard, "task"); err != nil {
 		return nil, err
 	}
-	return s.ListAgentRunsOfTask(ctx, taskID)
+	runs, err := s.ListAgentRunsOfTask(ctx, taskID)
+	for i := range runs {
+		runs[i] = readable(runs[i])
+	}
+	return runs, err
 }
 
 // ExecuteAgentRun sends a prepared run's prompt to the agent's model connection, then to its
@@ -299,7 +312,7 @@ func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 				"final_chars": utf8.RuneCountInString(final)},
 		})
 	})
-	return run, err
+	return readable(run), err
 }
 
 // ToolCallInput is a governed tool call.

@@ -58,3 +58,26 @@ func deref(s *string) string {
 	}
 	return *s
 }
+
+func TestATraceStoredWithAFullURLIsReadWithItsSchemeAndHostOnly(t *testing.T) {
+	t.Parallel()
+	e := newAgentsEnv(t)
+	w := e.world()
+	c, ctx := e.client, e.ctx
+	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+		Name: "Stubby", ApiConfigId: conn.Id}, as(w.leadA))).JSON201
+	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
+	// A trace written by a version that kept whole URLs.
+	if _, err := e.pool.Exec(ctx, `UPDATE agent_runs SET trace = jsonb_set(trace, '{0,detail}', to_jsonb('tools: Post "https://tools.example.com/mcp?token=SECRET-TOKEN": refused'::text)) WHERE id = $1`, run.Id); err != nil {
+		t.Fatal(err)
+	}
+	one := must[*orgboard.GetAgentRunResponse](t, 200)(c.GetAgentRunWithResponse(ctx, run.Id, as(w.memberA)))
+	list := must[*orgboard.ListAgentRunsResponse](t, 200)(c.ListAgentRunsWithResponse(ctx, &orgboard.ListAgentRunsParams{TaskId: w.taskA1.Id}, as(w.memberA)))
+	for what, r := range map[string]interface{ StatusCode() int }{"the run": one, "the list": list} {
+		body := bodyOf(r)
+		if strings.Contains(body, "SECRET") || !strings.Contains(body, "https://tools.example.com") {
+			t.Errorf("%s: %s", what, body)
+		}
+	}
+}
