@@ -1,9 +1,9 @@
 // Package editdistance holds the edit distance edit-and-approve records between a draft and the approved text.
 package editdistance
 
-// MaxWork bounds the cells of the Levenshtein table one comparison fills: about 2^25, tens of
-// milliseconds of CPU and O(shorter length) memory, whatever the lengths of the texts.
-const MaxWork = 1 << 25
+// MaxWork bounds the cells of the Levenshtein table one comparison fills: 2^24, under two
+// tenths of a second of CPU, in memory proportional to the shorter text, whatever the lengths.
+const MaxWork = 1 << 24
 
 // firstBand is the number of edits the first pass allows; each further pass doubles it.
 const firstBand = 64
@@ -41,8 +41,8 @@ func Levenshtein(a, b string) int {
 // prefix and suffix are set aside. Only cells within a band of k edits of the diagonal are
 // filled; k starts at 64 and doubles (or widens to what the remaining work affords) until the
 // distance is confirmed or no wider band fits MaxWork. The distance is exact when it fits the
-// last band: for two texts of 262,144 code points up to about 60 edits, for 10,000 code points
-// about 1,000, for 2,000 the whole table. Beyond that Edits is a lower bound (Exact false): the
+// last band: for two texts of 262,144 code points up to about 30 edits, for 10,000 code points
+// a few hundred, for 1,000 code points the whole table. Beyond that Edits is a lower bound (Exact false): the
 // larger of the length difference and the widest band that was exceeded.
 func Bounded(a, b string) Result {
 	return bounded([]rune(a), []rune(b), MaxWork)
