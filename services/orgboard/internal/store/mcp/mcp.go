@@ -218,7 +218,9 @@ func (e *Error) Unwrap() error { return e.err }
 // describe turns an SDK or transport error into an Error whose text names no header value.
 func describe(ctx context.Context, op string, err error, srv domain.ToolEndpoint) error {
 	reason := err.Error()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// The HTTP client's own time limit ends a request just before the caller's deadline does.
+	var timeout interface{ Timeout() bool }
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout()) {
 		reason = "the tool server did not answer in time"
 	}
 	for _, v := range srv.Headers {
