@@ -73,6 +73,7 @@ type AgentRun struct {
 	ExecutedAt     *time.Time
 	ApprovedBy     *uuid.UUID
 	ApprovedAt     *time.Time
+	ClaimedAt      *time.Time
 }
 
 type ApiConfig struct {

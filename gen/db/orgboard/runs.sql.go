@@ -13,8 +13,27 @@ import (
 	"github.com/google/uuid"
 )
 
+const claimAgentRun = `-- name: ClaimAgentRun :execrows
+UPDATE agent_runs SET claimed_at = $1
+WHERE id = $2 AND status = 'prepared' AND (claimed_at IS NULL OR claimed_at < $3::timestamptz)
+`
+
+type ClaimAgentRunParams struct {
+	ClaimedAt   *time.Time
+	ID          uuid.UUID
+	StaleBefore time.Time
+}
+
+func (q *Queries) ClaimAgentRun(ctx context.Context, arg ClaimAgentRunParams) (int64, error) {
+	result, err := q.db.Exec(ctx, claimAgentRun, arg.ClaimedAt, arg.ID, arg.StaleBefore)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
 const getAgentRun = `-- name: GetAgentRun :one
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at FROM agent_runs WHERE id = $1
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE id = $1
 `
 
 func (q *Queries) GetAgentRun(ctx context.Context, id uuid.UUID) (AgentRun, error) {
@@ -41,12 +60,13 @@ func (q *Queries) GetAgentRun(ctx context.Context, id uuid.UUID) (AgentRun, erro
 		&i.ExecutedAt,
 		&i.ApprovedBy,
 		&i.ApprovedAt,
+		&i.ClaimedAt,
 	)
 	return i, err
 }
 
 const getAgentRunForUpdate = `-- name: GetAgentRunForUpdate :one
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at FROM agent_runs WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (AgentRun, error) {
@@ -73,6 +93,7 @@ func (q *Queries) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (Agent
 		&i.ExecutedAt,
 		&i.ApprovedBy,
 		&i.ApprovedAt,
+		&i.ClaimedAt,
 	)
 	return i, err
 }
@@ -114,7 +135,7 @@ func (q *Queries) InsertAgentRun(ctx context.Context, arg InsertAgentRunParams) 
 }
 
 const listAgentRunsOfTask = `-- name: ListAgentRunsOfTask :many
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at FROM agent_runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC
 `
 
 func (q *Queries) ListAgentRunsOfTask(ctx context.Context, taskID uuid.UUID) ([]AgentRun, error) {
@@ -147,6 +168,7 @@ func (q *Queries) ListAgentRunsOfTask(ctx context.Context, taskID uuid.UUID) ([]
 			&i.ExecutedAt,
 			&i.ApprovedBy,
 			&i.ApprovedAt,
+			&i.ClaimedAt,
 		); err != nil {
 			return nil, err
 		}
@@ -156,6 +178,20 @@ func (q *Queries) ListAgentRunsOfTask(ctx context.Context, taskID uuid.UUID) ([]
 		return nil, err
 	}
 	return items, nil
+}
+
+const releaseAgentRun = `-- name: ReleaseAgentRun :exec
+UPDATE agent_runs SET claimed_at = NULL WHERE id = $1 AND status = 'prepared' AND claimed_at = $2
+`
+
+type ReleaseAgentRunParams struct {
+	ID        uuid.UUID
+	ClaimedAt *time.Time
+}
+
+func (q *Queries) ReleaseAgentRun(ctx context.Context, arg ReleaseAgentRunParams) error {
+	_, err := q.db.Exec(ctx, releaseAgentRun, arg.ID, arg.ClaimedAt)
+	return err
 }
 
 const setAgentRunApproval = `-- name: SetAgentRunApproval :exec
@@ -182,13 +218,13 @@ func (q *Queries) SetAgentRunApproval(ctx context.Context, arg SetAgentRunApprov
 	return err
 }
 
-const setAgentRunExecution = `-- name: SetAgentRunExecution :exec
-UPDATE agent_runs SET status = $2, draft = $3, model = $4, api_config_id = $5, fallback_used = $6, trace = $7, executed_at = $8
-WHERE id = $1
+const setAgentRunExecution = `-- name: SetAgentRunExecution :execrows
+UPDATE agent_runs SET status = $1, draft = $2, model = $3, api_config_id = $4,
+    fallback_used = $5, trace = $6, executed_at = $7, claimed_at = NULL
+WHERE id = $8 AND status = 'prepared' AND claimed_at = $9::timestamptz
 `
 
 type SetAgentRunExecutionParams struct {
-	ID           uuid.UUID
 	Status       string
 	Draft        *string
 	Model        *string
@@ -196,11 +232,12 @@ type SetAgentRunExecutionParams struct {
 	FallbackUsed bool
 	Trace        json.RawMessage
 	ExecutedAt   *time.Time
+	ID           uuid.UUID
+	ClaimedAt    time.Time
 }
 
-func (q *Queries) SetAgentRunExecution(ctx context.Context, arg SetAgentRunExecutionParams) error {
-	_, err := q.db.Exec(ctx, setAgentRunExecution,
-		arg.ID,
+func (q *Queries) SetAgentRunExecution(ctx context.Context, arg SetAgentRunExecutionParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAgentRunExecution,
 		arg.Status,
 		arg.Draft,
 		arg.Model,
@@ -208,6 +245,11 @@ func (q *Queries) SetAgentRunExecution(ctx context.Context, arg SetAgentRunExecu
 		arg.FallbackUsed,
 		arg.Trace,
 		arg.ExecutedAt,
+		arg.ID,
+		arg.ClaimedAt,
 	)
-	return err
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }

@@ -212,16 +212,10 @@ func (q *Queries) ListTeamsOfUser(ctx context.Context, arg ListTeamsOfUserParams
 }
 
 const upsertTeamLead = `-- name: UpsertTeamLead :one
-WITH ins AS (
-    INSERT INTO team_leads (team_id, organization_id, user_id, assigned_at)
-    VALUES ($1, $2, $3, $4)
-    ON CONFLICT (team_id, user_id) DO NOTHING
-    RETURNING team_id, user_id, assigned_at
-)
-SELECT team_id, user_id, assigned_at, true AS inserted FROM ins
-UNION ALL
-SELECT team_id, user_id, assigned_at, false AS inserted FROM team_leads
-WHERE team_id = $1 AND user_id = $3 AND NOT EXISTS (SELECT 1 FROM ins)
+INSERT INTO team_leads (team_id, organization_id, user_id, assigned_at)
+VALUES ($1, $2, $3, $4)
+ON CONFLICT (team_id, user_id) DO UPDATE SET assigned_at = team_leads.assigned_at
+RETURNING team_id, user_id, assigned_at, (xmax = 0)::boolean AS inserted
 `
 
 type UpsertTeamLeadParams struct {
@@ -238,7 +232,9 @@ type UpsertTeamLeadRow struct {
 	Inserted   bool
 }
 
-// Idempotent: an existing Lead keeps its assigned_at; inserted tells whether it is new.
+// Idempotent: an existing Lead keeps its assigned_at; inserted tells whether it is new. DO UPDATE
+// returns the row even when a concurrent transaction inserted it (a DO NOTHING followed by a
+// read would not see it), after waiting for that transaction.
 func (q *Queries) UpsertTeamLead(ctx context.Context, arg UpsertTeamLeadParams) (UpsertTeamLeadRow, error) {
 	row := q.db.QueryRow(ctx, upsertTeamLead,
 		arg.TeamID,

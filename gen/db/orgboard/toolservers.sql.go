@@ -149,6 +149,63 @@ func (q *Queries) ListToolServersByID(ctx context.Context, arg ListToolServersBy
 	return items, nil
 }
 
+const lockToolServer = `-- name: LockToolServer :execrows
+SELECT 1 FROM tool_servers WHERE id = $1 FOR UPDATE
+`
+
+// Taken before a server is unbound and deleted: an agent being bound to it waits, or is refused.
+func (q *Queries) LockToolServer(ctx context.Context, id uuid.UUID) (int64, error) {
+	result, err := q.db.Exec(ctx, lockToolServer, id)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const shareToolServersByID = `-- name: ShareToolServersByID :many
+SELECT t.id, t.organization_id, t.name, t.url, t.header_names, t.headers_sealed, t.created_by, t.created_at FROM tool_servers t
+JOIN unnest($1::uuid[]) WITH ORDINALITY AS w(id, n) ON w.id = t.id
+WHERE t.organization_id = $2
+ORDER BY w.n
+FOR SHARE OF t
+`
+
+type ShareToolServersByIDParams struct {
+	Ids            []uuid.UUID
+	OrganizationID uuid.UUID
+}
+
+// ListToolServersByID, with the servers locked against deletion until the transaction ends, so
+// that an agent is never bound to a server deleted meanwhile.
+func (q *Queries) ShareToolServersByID(ctx context.Context, arg ShareToolServersByIDParams) ([]ToolServer, error) {
+	rows, err := q.db.Query(ctx, shareToolServersByID, arg.Ids, arg.OrganizationID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []ToolServer{}
+	for rows.Next() {
+		var i ToolServer
+		if err := rows.Scan(
+			&i.ID,
+			&i.OrganizationID,
+			&i.Name,
+			&i.Url,
+			&i.HeaderNames,
+			&i.HeadersSealed,
+			&i.CreatedBy,
+			&i.CreatedAt,
+		); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
+}
+
 const unbindToolServer = `-- name: UnbindToolServer :exec
 UPDATE agents SET mcp_server_ids = array_remove(mcp_server_ids, $1::uuid)
 WHERE organization_id = $2 AND mcp_server_ids @> ARRAY[$1::uuid]

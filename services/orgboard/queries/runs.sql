@@ -11,9 +11,17 @@ SELECT * FROM agent_runs WHERE id = $1 FOR UPDATE;
 -- name: ListAgentRunsOfTask :many
 SELECT * FROM agent_runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC;
 
--- name: SetAgentRunExecution :exec
-UPDATE agent_runs SET status = $2, draft = $3, model = $4, api_config_id = $5, fallback_used = $6, trace = $7, executed_at = $8
-WHERE id = $1;
+-- name: ClaimAgentRun :execrows
+UPDATE agent_runs SET claimed_at = @claimed_at
+WHERE id = @id AND status = 'prepared' AND (claimed_at IS NULL OR claimed_at < @stale_before::timestamptz);
+
+-- name: ReleaseAgentRun :exec
+UPDATE agent_runs SET claimed_at = NULL WHERE id = @id AND status = 'prepared' AND claimed_at = @claimed_at;
+
+-- name: SetAgentRunExecution :execrows
+UPDATE agent_runs SET status = @status, draft = @draft, model = @model, api_config_id = @api_config_id,
+    fallback_used = @fallback_used, trace = @trace, executed_at = @executed_at, claimed_at = NULL
+WHERE id = @id AND status = 'prepared' AND claimed_at = @claimed_at::timestamptz;
 
 -- name: SetAgentRunApproval :exec
 UPDATE agent_runs SET status = 'approved', final_text = $2, edit_distance = $3, approved_by = $4, approved_at = $5

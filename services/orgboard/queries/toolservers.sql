@@ -15,6 +15,19 @@ JOIN unnest(sqlc.arg(ids)::uuid[]) WITH ORDINALITY AS w(id, n) ON w.id = t.id
 WHERE t.organization_id = sqlc.arg(organization_id)
 ORDER BY w.n;
 
+-- name: ShareToolServersByID :many
+-- ListToolServersByID, with the servers locked against deletion until the transaction ends, so
+-- that an agent is never bound to a server deleted meanwhile.
+SELECT t.* FROM tool_servers t
+JOIN unnest(sqlc.arg(ids)::uuid[]) WITH ORDINALITY AS w(id, n) ON w.id = t.id
+WHERE t.organization_id = sqlc.arg(organization_id)
+ORDER BY w.n
+FOR SHARE OF t;
+
+-- name: LockToolServer :execrows
+-- Taken before a server is unbound and deleted: an agent being bound to it waits, or is refused.
+SELECT 1 FROM tool_servers WHERE id = $1 FOR UPDATE;
+
 -- name: DeleteToolServer :execrows
 DELETE FROM tool_servers WHERE id = $1;
 

@@ -66,7 +66,9 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (service, error) {
 		Models: modelgw.New(&http.Client{Transport: transport}, c.ModelTimeout),
 		Tools:  mcp.New(transport, "videotpl-orgboard", clientVersion),
 		URLs:   store.URLs(policy),
-		Limits: app.Limits{ToolCall: c.ToolCallTimeout, ToolTest: c.ToolTestTimeout, Discovery: c.ToolDiscoveryTime},
+		// A run's claim outlives a call to the connection and one to its fallback.
+		Limits: app.Limits{ToolCall: c.ToolCallTimeout, ToolTest: c.ToolTestTimeout, Discovery: c.ToolDiscoveryTime,
+			RunClaim: 2*c.ModelTimeout + time.Minute},
 		Logger: log,
 		Clock:  time.Now,
 	})

@@ -145,7 +145,7 @@ func (a *App) checkAgentReferences(ctx context.Context, s domain.Store, org uuid
 	}
 	if in.McpServerIDs != nil && len(*in.McpServerIDs) > 0 {
 		ids := dedupeIDs(*in.McpServerIDs)
-		found, err := s.ListToolServersByID(ctx, org, ids)
+		found, err := s.ShareToolServersByID(ctx, org, ids)
 		if err != nil {
 			return err
 		}

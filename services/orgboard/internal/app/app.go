@@ -41,8 +41,11 @@ type Deps struct {
 	Clock func() time.Time
 }
 
-// Limits bound the calls the service makes to tool servers.
+// Limits bound the calls the service makes to tool servers and model connections.
 type Limits struct {
+	// RunClaim is how long an execute's claim on a run holds: after it another execute may take
+	// the run over (the first one's process stopped mid-call). Give it more than two model calls.
+	RunClaim time.Duration
 	// ToolCall bounds a governed tool call.
 	ToolCall time.Duration
 	// ToolTest bounds a connectivity test.

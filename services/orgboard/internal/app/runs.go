@@ -21,6 +21,12 @@ func upstreamFailed(detail string, cause error) error {
 	return errs.Wrap(errs.Upstream, egress.RedactURLs(detail), cause)
 }
 
+// traceDetail is the detail of a trace step as every reader of the run may see it: a failure
+// quotes the URL it called, and a URL is cut to its scheme and host, since its user info, path
+// or query may carry a credential and a run's readers need not be allowed to see the
+// organization's tool servers and model connections.
+func traceDetail(detail string) string { return egress.RedactURLs(detail) }
+
 // PrepareAgentRun assembles the prompt of an agent for a task and stores the run as
 // prepared (ManageWork at the item's team). Tool discovery on the agent's bound servers is best
 // effort: a server that fails is recorded in the trace and skipped.
@@ -43,7 +49,7 @@ func (a *App) PrepareAgentRun(ctx context.Context, actor domain.Actor, agentID, 
 	run := domain.AgentRun{ID: a.newID(), OrganizationID: item.OrganizationID, TeamID: item.TeamID, AgentID: agent.ID,
 		TaskID: item.ID, Status: domain.RunPrepared, CreatedBy: createdBy(actor), CreatedAt: a.now()}
 	step := func(name string, ok bool, detail string, server *uuid.UUID) {
-		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: detail, ServerID: server})
+		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: traceDetail(detail), ServerID: server})
 	}
 
 	identity, detail, err := a.productIdentity(ctx, s, item.TeamID)
@@ -137,7 +143,16 @@ func (a *App) run(ctx context.Context, s domain.Store, actor domain.Actor, id uu
 		return r, err
 	}
 	_, err = a.authorize(ctx, s, actor, r.Scope(), p, "agent run")
-	return r, err
+	return readable(r), err
+}
+
+// readable is a stored run as its readers see it: trace details are cut again on the way out,
+// for runs whose trace was written before details were cut when recorded.
+func readable(r domain.AgentRun) domain.AgentRun {
+	for i := range r.Trace {
+		r.Trace[i].Detail = traceDetail(r.Trace[i].Detail)
+	}
+	return r
 }
 
 // GetAgentRun reads a run (ViewBoard at its team).
@@ -155,12 +170,19 @@ func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid
 	if _, err := a.authorize(ctx, s, actor, item.Scope(), domain.ViewBoard, "task"); err != nil {
 		return nil, err
 	}
-	return s.ListAgentRunsOfTask(ctx, taskID)
+	runs, err := s.ListAgentRunsOfTask(ctx, taskID)
+	for i := range runs {
+		runs[i] = readable(runs[i])
+	}
+	return runs, err
 }
 
 // ExecuteAgentRun sends a prepared run's prompt to the agent's model connection, then to its
-// fallback when the first fails, and stores the answer as the draft (ManageWork). When no
-// connection answers the run becomes failed and the error is an upstream failure (errs.Upstream, a 502). No model-driven
+// fallback when the first fails, and stores the answer as the draft (ManageWork). The run is
+// claimed first, in a transaction of its own, so that concurrent executes of one run call the
+// model once: the others get a Conflict. The model is called outside any transaction. When no
+// connection answers the run becomes failed and the error is an upstream failure (errs.Upstream,
+// a 502); any other failure gives up the claim and leaves the run prepared. No model-driven
 // tool loop is run.
 func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
 	s := a.store
@@ -171,13 +193,33 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if run.Status != domain.RunPrepared {
 		return run, errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", run.Status)
 	}
+	claimedAt := a.now()
+	claimed, err := s.ClaimAgentRun(ctx, run.ID, claimedAt, claimedAt.Add(-a.limits.RunClaim))
+	if err != nil {
+		return run, err
+	}
+	if !claimed {
+		return run, errs.E(errs.Conflict, "the run is being executed by another request, or was executed")
+	}
+	// The outcome is recorded, or the claim given up, even when the caller has gone: the model
+	// may have been paid for.
+	keep := context.WithoutCancel(ctx)
+	recorded := false
+	defer func() {
+		if !recorded {
+			if err := s.ReleaseAgentRun(keep, run.ID, claimedAt); err != nil {
+				a.log.ErrorContext(ctx, "the claim of a run could not be given up", "run_id", run.ID, "error", err.Error())
+			}
+		}
+	}()
+
 	agent, err := s.GetAgent(ctx, run.AgentID)
 	if err != nil {
 		return run, err
 	}
 	messages := []domain.ChatMessage{{Role: "system", Content: domain.SystemMessage(agent)}, {Role: "user", Content: run.Prompt}}
 	step := func(name string, ok bool, detail string) {
-		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: detail})
+		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: traceDetail(detail)})
 	}
 	attempt := func(configID uuid.UUID) (domain.ModelAnswer, error) {
 		c, err := s.GetApiConfig(ctx, configID)
@@ -215,18 +257,11 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	} else {
 		run.Status, run.Draft, run.Model, run.ApiConfigID = domain.RunDrafted, &res.Text, &res.Model, &used
 	}
-	err = a.store.InTx(ctx, func(s domain.Store) error {
-		cur, err := s.GetAgentRunForUpdate(ctx, run.ID)
-		if err != nil {
+	err = a.store.InTx(keep, func(s domain.Store) error {
+		if err := s.SetAgentRunExecution(keep, run, claimedAt); err != nil {
 			return err
 		}
-		if cur.Status != domain.RunPrepared {
-			return errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", cur.Status)
-		}
-		if err := s.SetAgentRunExecution(ctx, run); err != nil {
-			return err
-		}
-		return a.audit(ctx, s, actor, domain.Record{
+		return a.audit(keep, s, actor, domain.Record{
 			Action: domain.ActionAgentRunExecuted, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
 			Before: map[string]any{"status": domain.RunPrepared},
 			After: map[string]any{"status": run.Status, "api_config_id": run.ApiConfigID, "model": run.Model,
@@ -236,6 +271,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if err != nil {
 		return run, err
 	}
+	recorded = true
 	if callErr != nil {
 		return run, upstreamFailed("no model connection answered: "+callErr.Error(), callErr)
 	}
@@ -243,21 +279,27 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 }
 
 // ApproveAgentRun records the approved text of a drafted run and the normalized edit distance
-// between the draft and it (ManageWork).
+// between the draft and it (ManageWork). The distance is computed before the run is locked,
+// within editdistance.MaxWork; beyond that bound it is a lower bound, as the audit entry says.
 func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID, final string) (domain.AgentRun, error) {
-	var run domain.AgentRun
-	err := a.store.InTx(ctx, func(s domain.Store) error {
+	run, err := a.run(ctx, a.store, actor, id, domain.ManageWork)
+	if err != nil {
+		return run, err
+	}
+	if run.Status != domain.RunDrafted || run.Draft == nil {
+		return run, errs.Ef(errs.Conflict, "the run is %s; only a drafted run can be approved", run.Status)
+	}
+	// A draft never changes once written, so the distance stays right for the locked row.
+	dist := editdistance.Bounded(*run.Draft, final)
+	d := dist.Normalized()
+	err = a.store.InTx(ctx, func(s domain.Store) error {
 		var err error
 		if run, err = s.GetAgentRunForUpdate(ctx, id); err != nil {
-			return err
-		}
-		if _, err := a.authorize(ctx, s, actor, run.Scope(), domain.ManageWork, "agent run"); err != nil {
 			return err
 		}
 		if run.Status != domain.RunDrafted || run.Draft == nil {
 			return errs.Ef(errs.Conflict, "the run is %s; only a drafted run can be approved", run.Status)
 		}
-		d := editdistance.Normalized(*run.Draft, final)
 		now := a.now()
 		run.Status, run.FinalText, run.EditDistance, run.ApprovedBy, run.ApprovedAt = domain.RunApproved, &final, &d, actor.UserIDPtr(), &now
 		if err := s.SetAgentRunApproval(ctx, run); err != nil {
@@ -266,10 +308,11 @@ func (a *App) ApproveAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 		return a.audit(ctx, s, actor, domain.Record{
 			Action: domain.ActionAgentRunApproved, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
 			Before: map[string]any{"status": domain.RunDrafted},
-			After:  map[string]any{"status": run.Status, "edit_distance": d, "final_chars": utf8.RuneCountInString(final)},
+			After: map[string]any{"status": run.Status, "edit_distance": d, "edit_distance_exact": dist.Exact,
+				"final_chars": utf8.RuneCountInString(final)},
 		})
 	})
-	return run, err
+	return readable(run), err
 }
 
 // ToolCallInput is a governed tool call.
@@ -345,7 +388,7 @@ func (a *App) CallAgentTool(ctx context.Context, actor domain.Actor, agentID uui
 	}
 	fail := func(err error) (ToolCall, error) {
 		a.log.WarnContext(ctx, "governed tool call failed", "tool_server_id", server.ID, "tool", in.Tool, "error", err.Error())
-		if rerr := record("failed", map[string]any{"error": err.Error()}); rerr != nil {
+		if rerr := record("failed", map[string]any{"error": egress.RedactURLs(err.Error())}); rerr != nil {
 			return ToolCall{}, rerr
 		}
 		return ToolCall{}, upstreamFailed("the tool server failed: "+err.Error(), err)

@@ -76,7 +76,14 @@ type RunStore interface {
 	GetAgentRun(ctx context.Context, id uuid.UUID) (AgentRun, error)
 	GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (AgentRun, error)
 	ListAgentRunsOfTask(ctx context.Context, task uuid.UUID) ([]AgentRun, error)
-	SetAgentRunExecution(ctx context.Context, r AgentRun) error
+	// ClaimAgentRun marks a prepared run as being executed from at on, unless another claim
+	// taken after staleBefore holds it; false when the run is not prepared or claimed.
+	ClaimAgentRun(ctx context.Context, id uuid.UUID, at, staleBefore time.Time) (bool, error)
+	// ReleaseAgentRun gives up the claim taken at claimedAt; the run stays prepared.
+	ReleaseAgentRun(ctx context.Context, id uuid.UUID, claimedAt time.Time) error
+	// SetAgentRunExecution stores the outcome of executing a run under the claim taken at
+	// claimedAt and ends the claim; a Conflict when the claim was lost.
+	SetAgentRunExecution(ctx context.Context, r AgentRun, claimedAt time.Time) error
 	SetAgentRunApproval(ctx context.Context, r AgentRun) error
 }
 

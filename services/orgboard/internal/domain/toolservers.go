@@ -94,6 +94,9 @@ type ToolServerStore interface {
 	ListToolServers(ctx context.Context, org uuid.UUID) ([]ToolServer, error)
 	// ListToolServersByID lists the organization's servers among ids.
 	ListToolServersByID(ctx context.Context, org uuid.UUID, ids []uuid.UUID) ([]ToolServer, error)
+	// ShareToolServersByID is ListToolServersByID with the servers kept from deletion until the
+	// transaction ends: what an agent is bound to in it exists when it commits.
+	ShareToolServersByID(ctx context.Context, org uuid.UUID, ids []uuid.UUID) ([]ToolServer, error)
 	// DeleteToolServer deletes t and unbinds it from every agent.
 	DeleteToolServer(ctx context.Context, t ToolServer) error
 }

@@ -1,34 +1,21 @@
 package httpapi_test
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"io"
-	"log/slog"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/orgboard"
-	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth"
-	"github.com/videotpl/platform/pkg/egress"
-	"github.com/videotpl/platform/pkg/httpx/httpxtest"
-	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/domain/editdistance"
-	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/store/mcp/mcptest"
-	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
 // Secret values the tests give the service: none may appear in a response, a log line or an
@@ -39,82 +26,14 @@ const (
 	headerValue = "Bearer tool-header-SECRET-4444-cccc"
 )
 
-// agentsEnv is env (harness_test.go) with the agents' dependencies and everything the service
-// says captured: response bodies and log lines.
+// agentsEnv is env (harness_test.go) with the helpers of the agents' tests.
 type agentsEnv struct {
 	*env
-	app       *app.App
-	logs      *lockedBuffer
-	responses *lockedBuffer
-}
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
-
-// recordingTransport copies every response body into out.
-type recordingTransport struct {
-	base http.RoundTripper
-	out  io.Writer
-}
-
-func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	resp, err := r.base.RoundTrip(req)
-	if err != nil {
-		return resp, err
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	resp.Body = io.NopCloser(bytes.NewReader(body))
-	_, _ = r.out.Write(append(body, '\n'))
-	return resp, err
 }
 
 func newAgentsEnv(t *testing.T) *agentsEnv {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
-	logs, responses := &lockedBuffer{}, &lockedBuffer{}
-	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	allowLoopback, err := egress.ParseAllowList("127.0.0.0/8")
-	if err != nil {
-		t.Fatal(err)
-	}
-	a := newApp(t, pool, log, allowLoopback)
-	if _, err := a.SeedBuiltinProfiles(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	authn, err := auth.NewAuthenticator(auth.Config{Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Ready: pool.Ping})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := httpxtest.Start(t, e)
-	spec, err := orgboardserver.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	doer := httpxtest.ValidatingDoer(t, spec, recordingTransport{base: http.DefaultTransport, out: responses})
-	client, err := orgboard.NewClientWithResponses(base, orgboard.WithHTTPClient(doer))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &agentsEnv{env: &env{t: t, pool: pool, client: client, ctx: context.Background()}, app: a, logs: logs, responses: responses}
+	return &agentsEnv{env: newEnv(t)}
 }
 
 // gateway is a chat-completions server on loopback answering status with text; it counts calls

@@ -1,21 +1,26 @@
 package httpapi_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
 	"reflect"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb"
@@ -29,63 +34,131 @@ import (
 	"github.com/videotpl/platform/services/orgboard/migrations"
 )
 
-const (
-	testIssuer   = "orgboard-test"
-	testAudience = "orgboard"
-	// Service tokens: one with the admin scope, one without.
-	adminServiceToken = "svc_admin-token-for-tests-only-0123456789abcdef"
-	plainServiceToken = "svc_plain-token-for-tests-only-0123456789abcdef"
-)
-
-var testSecret = []byte("orgboard-test-secret-at-least-32-bytes!!")
-
-// env is one running service on a fresh database, and a validating client for it.
-type env struct {
-	t      *testing.T
+// suite is the one service every test of the package talks to, on one database. Each test
+// builds its own organizations (world) and users, so tests do not see each other's records.
+var suite struct {
 	pool   *pgxpool.Pool
-	client *orgboard.ClientWithResponses
-	base   string // for requests the spec does not describe
-	ctx    context.Context
+	app    *app.App
+	base   string
+	issuer *authtest.Issuer
+	// logs and responses capture everything the service logs and answers, for tests that look
+	// for leaked secrets.
+	logs, responses *lockedBuffer
+	spec            *openapi3.T
+}
+
+// Service tokens: one with the admin scope, one without; set by TestMain.
+var adminService, plainService caller
+
+func TestMain(m *testing.M) {
+	tb := &mainTB{}
+	code := func() int {
+		defer tb.cleanup()
+		if err := tb.run(startSuite); err != nil {
+			fmt.Fprintln(os.Stderr, "start the shared service:", err)
+			return 1
+		}
+		return m.Run()
+	}()
+	os.Exit(code)
+}
+
+// startSuite starts the shared service: real adapters, tool servers and model connections
+// allowed on loopback (where the tests' stand-ins listen), the builtin profiles seeded.
+func startSuite(tb testing.TB) {
+	pool, _ := pgtest.NewDB(tb, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
+	suite.pool = pool
+	suite.logs, suite.responses = &lockedBuffer{}, &lockedBuffer{}
+	log := slog.New(slog.NewJSONHandler(suite.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	allowLoopback, err := egress.ParseAllowList("127.0.0.0/8")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	suite.app = newApp(tb, pool, log, allowLoopback)
+	if _, err := suite.app.SeedBuiltinProfiles(context.Background()); err != nil {
+		tb.Fatal(err)
+	}
+	suite.issuer = authtest.New(tb)
+	adminService = caller{name: "admin service", token: suite.issuer.ServiceToken(tb, "ops-console", "orgboard:admin")}
+	plainService = caller{name: "plain service", token: suite.issuer.ServiceToken(tb, "reporting", "orgboard:read")}
+	e, err := httpapi.NewHTTP(suite.app, httpapi.HTTPOptions{Auth: suite.issuer.Authenticator(tb), Logger: log, Ready: pool.Ping})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	suite.base = httpxtest.Start(tb, e)
+	if suite.spec, err = orgboardserver.GetSpec(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// mainTB is the testing.TB of TestMain, where no test runs yet: a failure ends the start with
+// an error and cleanups run when the package's tests are done.
+type mainTB struct {
+	testing.TB
+	cleanups []func()
+}
+
+type mainTBFailure struct{ msg string }
+
+func (m *mainTB) Helper()                         {}
+func (m *mainTB) Cleanup(f func())                { m.cleanups = append(m.cleanups, f) }
+func (m *mainTB) Logf(format string, args ...any) { fmt.Fprintf(os.Stderr, format+"\n", args...) }
+func (m *mainTB) Fatal(args ...any)               { panic(mainTBFailure{fmt.Sprint(args...)}) }
+func (m *mainTB) Fatalf(format string, args ...any) {
+	panic(mainTBFailure{fmt.Sprintf(format, args...)})
+}
+func (m *mainTB) Errorf(format string, args ...any) {
+	panic(mainTBFailure{fmt.Sprintf(format, args...)})
+}
+
+// run calls f, turning a Fatal into an error.
+func (m *mainTB) run(f func(testing.TB)) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			failure, ok := r.(mainTBFailure)
+			if !ok {
+				panic(r)
+			}
+			err = errors.New(failure.msg)
+		}
+	}()
+	f(m)
+	return nil
+}
+
+func (m *mainTB) cleanup() {
+	for i := len(m.cleanups) - 1; i >= 0; i-- {
+		m.cleanups[i]()
+	}
+}
+
+// env is a test's view of the shared service: a client that validates every response against
+// the spec and reports mismatches on the test.
+type env struct {
+	t         *testing.T
+	pool      *pgxpool.Pool
+	app       *app.App
+	client    *orgboard.ClientWithResponses
+	base      string // for requests the spec does not describe
+	ctx       context.Context
+	logs      *lockedBuffer
+	responses *lockedBuffer
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
-	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
-	denyInternal, err := egress.ParseAllowList("")
+	doer := httpxtest.ValidatingDoer(t, suite.spec, recordingTransport{base: http.DefaultTransport, out: suite.responses})
+	client, err := orgboard.NewClientWithResponses(suite.base, orgboard.WithHTTPClient(doer))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newApp(t, pool, quiet, denyInternal)
-	authn, err := auth.NewAuthenticator(auth.Config{
-		Issuer: testIssuer, Audience: testAudience, HS256Secret: testSecret,
-		ServiceTokens: []auth.ServiceToken{
-			{Name: "ops-console", SHA256: auth.HashServiceToken(adminServiceToken), Scopes: []string{"orgboard:admin"}},
-			{Name: "reporting", SHA256: auth.HashServiceToken(plainServiceToken), Scopes: []string{"orgboard:read"}},
-		},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: quiet, Ready: pool.Ping})
-	if err != nil {
-		t.Fatal(err)
-	}
-	base := httpxtest.Start(t, e)
-	spec, err := orgboardserver.GetSpec()
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := orgboard.NewClientWithResponses(base, orgboard.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &env{t: t, pool: pool, client: client, base: base, ctx: context.Background()}
+	return &env{t: t, pool: suite.pool, app: suite.app, client: client, base: suite.base, ctx: context.Background(),
+		logs: suite.logs, responses: suite.responses}
 }
 
 // newApp builds the application on pool with real adapters; policy decides which addresses
 // tool servers and model connections may have.
-func newApp(t *testing.T, pool *pgxpool.Pool, log *slog.Logger, policy *egress.Policy) *app.App {
+func newApp(t testing.TB, pool *pgxpool.Pool, log *slog.Logger, policy *egress.Policy) *app.App {
 	t.Helper()
 	transport := policy.Transport()
 	t.Cleanup(transport.CloseIdleConnections)
@@ -95,10 +168,47 @@ func newApp(t *testing.T, pool *pgxpool.Pool, log *slog.Logger, policy *egress.P
 		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
 		Tools:  mcp.New(transport, "orgboard-test", "0"),
 		URLs:   store.URLs(policy),
-		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second,
+			RunClaim: time.Minute},
 		Logger: log,
 		Clock:  time.Now,
 	})
+}
+
+// lockedBuffer is a buffer many goroutines write to.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// recordingTransport copies every response body into out.
+type recordingTransport struct {
+	base http.RoundTripper
+	out  io.Writer
+}
+
+func (r recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := r.base.RoundTrip(req)
+	if err != nil {
+		return resp, err
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	_, _ = r.out.Write(append(body, '\n'))
+	return resp, err
 }
 
 // caller is who sends a request: a user (JWT), a service token, or nobody.
@@ -111,27 +221,17 @@ type caller struct {
 func (e *env) user(name string) caller {
 	e.t.Helper()
 	id, _ := uuid.NewV7()
-	tok, err := auth.MintJWT(testSecret, testIssuer, testAudience, id, uuid.New(), nil, time.Hour)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	return caller{name: name, user: id, token: tok}
+	return caller{name: name, user: id, token: suite.issuer.Token(e.t, authtest.Subject(id))}
 }
 
-var (
-	anonymous    = caller{name: "anonymous"}
-	adminService = caller{name: "admin service", token: adminServiceToken}
-	plainService = caller{name: "plain service", token: plainServiceToken}
-)
+var anonymous = caller{name: "anonymous"}
 
 // as is the request editor adding c's credentials.
 func as(c caller) orgboard.RequestEditorFn {
-	return func(_ context.Context, r *http.Request) error {
-		if c.token != "" {
-			r.Header.Set("Authorization", "Bearer "+c.token)
-		}
-		return nil
+	if c.token == "" {
+		return func(context.Context, *http.Request) error { return nil }
 	}
+	return authtest.Bearer(c.token)
 }
 
 type statusCoder interface{ StatusCode() int }

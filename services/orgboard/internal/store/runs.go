@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
+	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
@@ -56,16 +58,34 @@ func (s *Store) ListAgentRunsOfTask(ctx context.Context, task uuid.UUID) ([]doma
 	return out, nil
 }
 
-// SetAgentRunExecution stores the outcome of executing a run.
-func (s *Store) SetAgentRunExecution(ctx context.Context, r domain.AgentRun) error {
+// ClaimAgentRun marks a prepared run as being executed (see domain.RunStore).
+func (s *Store) ClaimAgentRun(ctx context.Context, id uuid.UUID, at, staleBefore time.Time) (bool, error) {
+	n, err := s.q.ClaimAgentRun(ctx, orgboarddb.ClaimAgentRunParams{ID: id, ClaimedAt: &at, StaleBefore: staleBefore})
+	return n == 1, translate(err, "agent run")
+}
+
+// ReleaseAgentRun gives up a claim; the run stays prepared.
+func (s *Store) ReleaseAgentRun(ctx context.Context, id uuid.UUID, claimedAt time.Time) error {
+	return translate(s.q.ReleaseAgentRun(ctx, orgboarddb.ReleaseAgentRunParams{ID: id, ClaimedAt: &claimedAt}), "agent run")
+}
+
+// SetAgentRunExecution stores the outcome of executing a run under the claim taken at claimedAt.
+func (s *Store) SetAgentRunExecution(ctx context.Context, r domain.AgentRun, claimedAt time.Time) error {
 	_, trace, err := runJSON(r)
 	if err != nil {
 		return err
 	}
-	return translate(s.q.SetAgentRunExecution(ctx, orgboarddb.SetAgentRunExecutionParams{
+	n, err := s.q.SetAgentRunExecution(ctx, orgboarddb.SetAgentRunExecutionParams{
 		ID: r.ID, Status: string(r.Status), Draft: r.Draft, Model: r.Model, ApiConfigID: r.ApiConfigID,
-		FallbackUsed: r.FallbackUsed, Trace: trace, ExecutedAt: r.ExecutedAt,
-	}), "agent run")
+		FallbackUsed: r.FallbackUsed, Trace: trace, ExecutedAt: r.ExecutedAt, ClaimedAt: claimedAt,
+	})
+	if err != nil {
+		return translate(err, "agent run")
+	}
+	if n == 0 {
+		return errs.E(errs.Conflict, "the run was taken over by another execute while the model answered")
+	}
+	return nil
 }
 
 // SetAgentRunApproval stores the approved text and its edit distance.

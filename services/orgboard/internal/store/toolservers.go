@@ -48,12 +48,33 @@ func (s *Store) ListToolServersByID(ctx context.Context, org uuid.UUID, ids []uu
 	return toolServers(rows), nil
 }
 
-// DeleteToolServer deletes a tool server and unbinds it from every agent of its organization.
-func (s *Store) DeleteToolServer(ctx context.Context, t domain.ToolServer) error {
-	if err := s.q.UnbindToolServer(ctx, orgboarddb.UnbindToolServerParams{ServerID: t.ID, OrganizationID: t.OrganizationID}); err != nil {
-		return err
+// ShareToolServersByID is ListToolServersByID with the servers locked against deletion.
+func (s *Store) ShareToolServersByID(ctx context.Context, org uuid.UUID, ids []uuid.UUID) ([]domain.ToolServer, error) {
+	if len(ids) == 0 {
+		return []domain.ToolServer{}, nil
 	}
-	n, err := s.q.DeleteToolServer(ctx, t.ID)
+	rows, err := s.q.ShareToolServersByID(ctx, orgboarddb.ShareToolServersByIDParams{Ids: ids, OrganizationID: org})
+	if err != nil {
+		return nil, translate(err, "tool server")
+	}
+	return toolServers(rows), nil
+}
+
+// DeleteToolServer deletes a tool server and unbinds it from every agent of its organization.
+// The server is locked first, so that an agent being bound to it meanwhile either commits first
+// (and is unbound) or finds it gone.
+func (s *Store) DeleteToolServer(ctx context.Context, t domain.ToolServer) error {
+	n, err := s.q.LockToolServer(ctx, t.ID)
+	if err != nil {
+		return translate(err, "tool server")
+	}
+	if n == 0 {
+		return errs.E(errs.NotFound, "tool server not found")
+	}
+	if err := s.q.UnbindToolServer(ctx, orgboarddb.UnbindToolServerParams{ServerID: t.ID, OrganizationID: t.OrganizationID}); err != nil {
+		return translate(err, "tool server")
+	}
+	n, err = s.q.DeleteToolServer(ctx, t.ID)
 	if err != nil {
 		return translate(err, "tool server")
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -219,6 +220,9 @@ func decodeStrict(head string, fm *frontmatter) error {
 	if strings.TrimSpace(head) == "" {
 		return invalid(errs.Field(frontmatterID+".key", "is required"), errs.Field(frontmatterID+".version", "is required"))
 	}
+	// The opening '---' line goes before the frontmatter as an empty line, so that the lines YAML
+	// reports are the file's own.
+	head = "\n" + head
 	var root yaml.Node
 	dec := yaml.NewDecoder(strings.NewReader(head))
 	if err := dec.Decode(&root); err != nil {
@@ -324,14 +328,25 @@ func list(v *[]string, key string, bad func(key, msg string)) []string {
 	return out
 }
 
-// yamlReason keeps the message of a YAML error without the package prefix.
+// yamlReason keeps the message of a YAML error without the package prefix. The YAML parser
+// (unlike its scanner and its decoder) reports the line before the one it names, counted from 0:
+// its line is moved to the one the reader sees.
 func yamlReason(err error) string {
 	var te *yaml.TypeError
 	if errors.As(err, &te) {
 		return strings.Join(te.Errors, "; ")
 	}
-	return strings.TrimPrefix(err.Error(), "yaml: ")
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := parserLine.FindStringSubmatch(msg); m != nil {
+		if n, err := strconv.Atoi(m[1]); err == nil {
+			return "line " + strconv.Itoa(n+1) + ": " + m[2]
+		}
+	}
+	return msg
 }
+
+// parserLine matches the messages of the YAML parser's errors (gopkg.in/yaml.v3 parserc.go).
+var parserLine = regexp.MustCompile(`^line (\d+): ((?:did not find expected|found duplicate %|found incompatible YAML|found undefined tag handle).*)$`)
 
 // printable bounds an unknown key for the error message.
 func printable(s string) string {

@@ -163,3 +163,21 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+func TestParseErrorsNameTheLinesOfTheFile(t *testing.T) {
+	cases := map[string]struct{ doc, want string }{
+		"a duplicate key":                 {"---\nkey: a\nkey: b\nversion: 1.0.0\nname: A\n---\nB\n", `line 3: mapping key "key" already defined at line 2`},
+		"an unclosed flow sequence":       {"---\nkey: a\nversion: 1.0.0\nname: [a\n---\nB\n", "line 4: did not find expected ',' or ']'"},
+		"a bad block mapping":             {"---\nkey: a\n  version: 1.0.0\nname: A\n---\nB\n", "line 3: mapping values are not allowed in this context"},
+		"a parser error on the first key": {"---\n[a: b\n---\nB\n", "line 2: did not find expected ',' or ']'"},
+		"a byte order mark and CRLF":      {"\uFEFF---\r\nkey: a\r\nversion: 1.0.0\r\nkey: b\r\n---\r\nB\r\n", `line 4: mapping key "key" already defined at line 2`},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.doc))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want it to name %q", err, c.want)
+			}
+		})
+	}
+}

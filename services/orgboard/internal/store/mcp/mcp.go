@@ -1,11 +1,4 @@
-// Package mcp is the tool-server client: it speaks the Model Context Protocol over streamable
-// HTTP through the official Go SDK (github.com/modelcontextprotocol/go-sdk/mcp). The SDK performs
-// initialize, notifications/initialized, then tools/list or tools/call, carries the
-// Mcp-Session-Id the server gives, and reads answers sent as application/json or as
-// text/event-stream. It first offers the newest, session-less protocol (server/discover) and
-// falls back to the initialize handshake when the server does not speak it, so both kinds of
-// server work. A tool server's authentication headers are added by a RoundTripper and never
-// appear in errors or logs of this package.
+// Package mcp holds the tool-server client: the Model Context Protocol over streamable HTTP.
 package mcp
 
 import (
@@ -46,7 +39,16 @@ type Session struct {
 	info domain.ToolServerInfo
 }
 
-// Connect begins a session: discovery or initialize (and notifications/initialized). Close it.
+// initializeVersion is the protocol version the client offers in initialize: the newest one
+// that opens with the initialize handshake. The SDK would otherwise open with server/discover
+// (2026-07-28), which servers of the handshake generation answer with an error or not at all.
+// A server that speaks a newer version names it in its initialize result, and the session
+// continues in that version.
+const initializeVersion = "2025-11-25"
+
+// Connect begins a session the way the protocol's handshake does: initialize, then
+// notifications/initialized; tools/list and tools/call follow on the session. The server's
+// authentication headers go with every request and never appear in an error. Close it.
 func (c *Client) Connect(ctx context.Context, srv domain.ToolEndpoint) (*Session, error) {
 	transport := &sdk.StreamableClientTransport{
 		Endpoint: srv.URL,
@@ -60,7 +62,7 @@ func (c *Client) Connect(ctx context.Context, srv domain.ToolEndpoint) (*Session
 		MaxRetries: -1,
 	}
 	client := sdk.NewClient(&sdk.Implementation{Name: c.name, Version: c.version}, nil)
-	cs, err := client.Connect(ctx, transport, nil)
+	cs, err := client.Connect(ctx, transport, &sdk.ClientSessionOptions{ProtocolVersion: initializeVersion})
 	if err != nil {
 		return nil, describe(ctx, "connect", err, srv)
 	}
@@ -216,7 +218,9 @@ func (e *Error) Unwrap() error { return e.err }
 // describe turns an SDK or transport error into an Error whose text names no header value.
 func describe(ctx context.Context, op string, err error, srv domain.ToolEndpoint) error {
 	reason := err.Error()
-	if ctx.Err() != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	// The HTTP client's own time limit ends a request just before the caller's deadline does.
+	var timeout interface{ Timeout() bool }
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout()) {
 		reason = "the tool server did not answer in time"
 	}
 	for _, v := range srv.Headers {

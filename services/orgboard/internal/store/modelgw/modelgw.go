@@ -1,8 +1,4 @@
-// Package modelgw calls model connections through the chat-completions interface
-// ({endpoint}/v1/chat/completions) that hosted, local and self-hosted model servers and
-// gateways share, and provides the stub provider that answers deterministically without a
-// network (tests, demos). Keys travel only in request headers: no error, log line or result
-// of this package contains one.
+// Package modelgw holds the model-connection client: chat completions and the stub provider.
 package modelgw
 
 import (
@@ -41,7 +37,10 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("model call failed: status %d: %s", e.Status, e.Reason)
 }
 
-// Gateway calls model connections.
+// Gateway calls model connections through the chat-completions interface
+// ({endpoint}/v1/chat/completions) that hosted, local and self-hosted model servers and gateways
+// share; the stub provider answers deterministically without a network (tests, demos). Keys
+// travel only in request headers: no error, log line or result of a Gateway contains one.
 type Gateway struct {
 	client  *http.Client
 	timeout time.Duration
