@@ -75,13 +75,13 @@ func TestConcurrentExecutesOfOneRunCallThePaidModelOnce(t *testing.T) {
 	c, ctx := e.client, e.ctx
 	url, calls, release := heldGateway(t)
 	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Paid", "custom", url, primaryKey)
-	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
 		Name: "Racer", ApiConfigId: conn.Id}, as(w.leadA))).JSON201
-	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
+	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, nil, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
 
 	var refused atomic.Int32
 	statuses := race(t, func(int) int {
-		r, err := c.ExecuteAgentRunWithResponse(ctx, run.Id, as(w.memberA))
+		r, err := c.ExecuteAgentRunWithResponse(ctx, run.Id, nil, as(w.memberA))
 		if err != nil {
 			t.Error(err)
 			return 0
@@ -144,7 +144,7 @@ func TestAToolServerDeletedWhileAgentsAreBoundToItStaysBoundNowhere(t *testing.T
 	w := e.world()
 	c, ctx := e.client, e.ctx
 	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
-	server := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, orgboard.McpServerConfigCreate{
+	server := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, nil, orgboard.McpServerConfigCreate{
 		OrganizationId: w.orgA.Id, Name: "soon gone", Url: "https://tools.example.com/mcp"}, as(w.ownerA))).JSON201
 	bound := []uuid.UUID{server.Id}
 	statuses := race(t, func(i int) int {
@@ -159,7 +159,7 @@ func TestAToolServerDeletedWhileAgentsAreBoundToItStaysBoundNowhere(t *testing.T
 			}
 			return r.StatusCode()
 		}
-		r, err := c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+		r, err := c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
 			Name: "Binder", ApiConfigId: conn.Id, McpServerIds: &bound}, as(w.ownerA))
 		if err != nil {
 			t.Error(err)
@@ -185,9 +185,9 @@ func TestAnExecuteLeftUnfinishedHoldsTheRunUntilItsClaimGrowsStale(t *testing.T)
 	w := e.world()
 	c, ctx := e.client, e.ctx
 	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
-	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
 		Name: "Stubby", ApiConfigId: conn.Id}, as(w.leadA))).JSON201
-	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
+	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, nil, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
 	claim := func(age time.Duration) {
 		t.Helper()
 		if _, err := e.pool.Exec(ctx, "UPDATE agent_runs SET claimed_at = now() - $2::interval WHERE id = $1", run.Id, age.String()); err != nil {
@@ -196,12 +196,12 @@ func TestAnExecuteLeftUnfinishedHoldsTheRunUntilItsClaimGrowsStale(t *testing.T)
 	}
 
 	claim(time.Second) // an execute in flight elsewhere
-	must[*orgboard.ExecuteAgentRunResponse](t, 409)(c.ExecuteAgentRunWithResponse(ctx, run.Id, as(w.memberA)))
+	must[*orgboard.ExecuteAgentRunResponse](t, 409)(c.ExecuteAgentRunWithResponse(ctx, run.Id, nil, as(w.memberA)))
 	if got := must[*orgboard.GetAgentRunResponse](t, 200)(c.GetAgentRunWithResponse(ctx, run.Id, as(w.memberA))).JSON200; got.Status != orgboard.AgentRunStatusPrepared {
 		t.Fatalf("a claimed run reads as %s, want prepared", got.Status)
 	}
 	claim(2 * time.Minute) // the harness's lease is a minute: that process stopped
-	r := must[*orgboard.ExecuteAgentRunResponse](t, 200)(c.ExecuteAgentRunWithResponse(ctx, run.Id, as(w.memberA))).JSON200
+	r := must[*orgboard.ExecuteAgentRunResponse](t, 200)(c.ExecuteAgentRunWithResponse(ctx, run.Id, nil, as(w.memberA))).JSON200
 	if r.Status != orgboard.AgentRunStatusDrafted {
 		t.Fatalf("run = %+v", r)
 	}

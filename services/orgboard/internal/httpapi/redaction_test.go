@@ -18,18 +18,18 @@ func TestRunTracesAndUpstreamFailuresShowOnlyTheSchemeAndHostOfURLs(t *testing.T
 	c, ctx := e.client, e.ctx
 	host := "http://127.0.0.1:" + strconv.Itoa(mcptest.FreePort(t)) // nothing listens there
 	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Leaky", "custom", host+"/gw/SECRET-PATH?key=SECRET-QUERY", "")
-	tools := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, orgboard.McpServerConfigCreate{
+	tools := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, nil, orgboard.McpServerConfigCreate{
 		OrganizationId: w.orgA.Id, Name: "leaky tools", Url: host + "/mcp/SECRET-PATH?token=SECRET-TOKEN"}, as(w.ownerA))).JSON201
 	servers := []uuid.UUID{tools.Id}
-	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
 		Name: "Leaky", ApiConfigId: conn.Id, McpServerIds: &servers}, as(w.leadA))).JSON201
 
 	// The member runs the agent but may not list the connections or the tool servers.
 	must[*orgboard.ListApiConfigsResponse](t, 403)(c.ListApiConfigsWithResponse(ctx, &orgboard.ListApiConfigsParams{OrganizationId: w.orgA.Id}, as(w.memberA)))
 	must[*orgboard.ListToolServersResponse](t, 403)(c.ListToolServersWithResponse(ctx, &orgboard.ListToolServersParams{OrganizationId: w.orgA.Id}, as(w.memberA)))
 
-	prepared := must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA)))
-	failed := must[*orgboard.ExecuteAgentRunResponse](t, 502)(c.ExecuteAgentRunWithResponse(ctx, prepared.JSON201.Id, as(w.memberA)))
+	prepared := must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, nil, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA)))
+	failed := must[*orgboard.ExecuteAgentRunResponse](t, 502)(c.ExecuteAgentRunWithResponse(ctx, prepared.JSON201.Id, nil, as(w.memberA)))
 	stored := must[*orgboard.GetAgentRunResponse](t, 200)(c.GetAgentRunWithResponse(ctx, prepared.JSON201.Id, as(w.memberA)))
 
 	seen := map[string]string{"the prepared run": string(prepared.Body), "the 502 problem": string(failed.Body), "the stored run": string(stored.Body)}
@@ -65,9 +65,9 @@ func TestATraceStoredWithAFullURLIsReadWithItsSchemeAndHostOnly(t *testing.T) {
 	w := e.world()
 	c, ctx := e.client, e.ctx
 	conn := e.apiConfig(w.ownerA, w.orgA.Id, "Stub", "stub", "", "")
-	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, orgboard.AgentConfigure{
+	agent := *must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
 		Name: "Stubby", ApiConfigId: conn.Id}, as(w.leadA))).JSON201
-	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
+	run := *must[*orgboard.PrepareAgentRunResponse](t, 201)(c.PrepareAgentRunWithResponse(ctx, nil, orgboard.AgentRunCreate{AgentId: agent.Id, TaskId: w.taskA1.Id}, as(w.memberA))).JSON201
 	// A trace written by a version that kept whole URLs.
 	if _, err := e.pool.Exec(ctx, `UPDATE agent_runs SET trace = jsonb_set(trace, '{0,detail}', to_jsonb('tools: Post "https://tools.example.com/mcp?token=SECRET-TOKEN": refused'::text)) WHERE id = $1`, run.Id); err != nil {
 		t.Fatal(err)
