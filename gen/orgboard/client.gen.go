@@ -297,8 +297,11 @@ type ClientInterface interface {
 	//
 	// Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 	// between the draft and final_text (edit distance over Unicode code points divided by the longer
-	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-	// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+	// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+	// multiply to no more than that, and for any texts that differ by few edits); beyond that
+	// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+	// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 	//
 	// Takes any type of body and a specified content type.
 	//
@@ -309,8 +312,11 @@ type ClientInterface interface {
 	//
 	// Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 	// between the draft and final_text (edit distance over Unicode code points divided by the longer
-	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-	// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+	// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+	// multiply to no more than that, and for any texts that differ by few edits); beyond that
+	// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+	// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -322,8 +328,10 @@ type ClientInterface interface {
 	// Permission ManageWork at [team, org]. Sends the assembled prompt to the agent's model connection
 	// (chat-completions at {endpoint}/v1/chat/completions); on failure the fallback connection is tried
 	// (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
-	// model-driven tool loop is run. 409 unless the run is prepared. When no connection answers, the run
-	// becomes failed and the response is 502. Audited as agent_run.executed.
+	// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
+	// the same run is in progress: the run is claimed before the model is called, so concurrent
+	// executes call the model once. When no connection answers, the run becomes failed and the
+	// response is 502. Audited as agent_run.executed.
 	//
 	// Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
 	ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1274,8 +1282,11 @@ func (c *Client) GetAgentRun(ctx context.Context, id Id, reqEditors ...RequestEd
 //
 // Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 // between the draft and final_text (edit distance over Unicode code points divided by the longer
-// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+// multiply to no more than that, and for any texts that differ by few edits); beyond that
+// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 //
 // Takes any type of body and a specified content type.
 //
@@ -1296,8 +1307,11 @@ func (c *Client) ApproveAgentRunWithBody(ctx context.Context, id Id, contentType
 //
 // Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 // between the draft and final_text (edit distance over Unicode code points divided by the longer
-// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+// multiply to no more than that, and for any texts that differ by few edits); beyond that
+// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1319,8 +1333,10 @@ func (c *Client) ApproveAgentRun(ctx context.Context, id Id, body ApproveAgentRu
 // Permission ManageWork at [team, org]. Sends the assembled prompt to the agent's model connection
 // (chat-completions at {endpoint}/v1/chat/completions); on failure the fallback connection is tried
 // (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
-// model-driven tool loop is run. 409 unless the run is prepared. When no connection answers, the run
-// becomes failed and the response is 502. Audited as agent_run.executed.
+// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
+// the same run is in progress: the run is claimed before the model is called, so concurrent
+// executes call the model once. When no connection answers, the run becomes failed and the
+// response is 502. Audited as agent_run.executed.
 //
 // Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
 func (c *Client) ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5399,8 +5415,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 	// between the draft and final_text (edit distance over Unicode code points divided by the longer
-	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-	// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+	// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+	// multiply to no more than that, and for any texts that differ by few edits); beyond that
+	// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+	// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5411,8 +5430,11 @@ type ClientWithResponsesInterface interface {
 	//
 	// Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 	// between the draft and final_text (edit distance over Unicode code points divided by the longer
-	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-	// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+	// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+	// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+	// multiply to no more than that, and for any texts that differ by few edits); beyond that
+	// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+	// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -5424,8 +5446,10 @@ type ClientWithResponsesInterface interface {
 	// Permission ManageWork at [team, org]. Sends the assembled prompt to the agent's model connection
 	// (chat-completions at {endpoint}/v1/chat/completions); on failure the fallback connection is tried
 	// (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
-	// model-driven tool loop is run. 409 unless the run is prepared. When no connection answers, the run
-	// becomes failed and the response is 502. Audited as agent_run.executed.
+	// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
+	// the same run is in progress: the run is claimed before the model is called, so concurrent
+	// executes call the model once. When no connection answers, the run becomes failed and the
+	// response is 502. Audited as agent_run.executed.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -10730,8 +10754,11 @@ func (c *ClientWithResponses) GetAgentRunWithResponse(ctx context.Context, id Id
 //
 // Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 // between the draft and final_text (edit distance over Unicode code points divided by the longer
-// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+// multiply to no more than that, and for any texts that differ by few edits); beyond that
+// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10748,8 +10775,11 @@ func (c *ClientWithResponses) ApproveAgentRunWithBodyWithResponse(ctx context.Co
 //
 // Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
 // between the draft and final_text (edit distance over Unicode code points divided by the longer
-// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-// approved. 409 unless the run is drafted. Audited as agent_run.approved.
+// length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+// while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+// multiply to no more than that, and for any texts that differ by few edits); beyond that
+// bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+// becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -10767,8 +10797,10 @@ func (c *ClientWithResponses) ApproveAgentRunWithResponse(ctx context.Context, i
 // Permission ManageWork at [team, org]. Sends the assembled prompt to the agent's model connection
 // (chat-completions at {endpoint}/v1/chat/completions); on failure the fallback connection is tried
 // (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
-// model-driven tool loop is run. 409 unless the run is prepared. When no connection answers, the run
-// becomes failed and the response is 502. Audited as agent_run.executed.
+// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
+// the same run is in progress: the run is claimed before the model is called, so concurrent
+// executes call the model once. When no connection answers, the run becomes failed and the
+// response is 502. Audited as agent_run.executed.
 //
 // Returns a wrapper object for the known response body format(s).
 //

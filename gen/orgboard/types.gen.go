@@ -1027,9 +1027,11 @@ type PromptSectionHeading string
 
 // RunTraceStep defines model for RunTraceStep.
 type RunTraceStep struct {
-	At     time.Time `json:"at"`
-	Detail string    `json:"detail"`
-	Ok     bool      `json:"ok"`
+	At time.Time `json:"at"`
+
+	// Detail What the step found; a URL appears as its scheme and host only, so no path, query-string credential or user info is shown.
+	Detail string `json:"detail"`
+	Ok     bool   `json:"ok"`
 
 	// ServerId The tool server concerned, if any.
 	ServerId *openapi_types.UUID `json:"server_id"`

@@ -991,8 +991,10 @@ export interface paths {
          * @description Permission ManageWork at [team, org]. Sends the assembled prompt to the agent's model connection
          *     (chat-completions at {endpoint}/v1/chat/completions); on failure the fallback connection is tried
          *     (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
-         *     model-driven tool loop is run. 409 unless the run is prepared. When no connection answers, the run
-         *     becomes failed and the response is 502. Audited as agent_run.executed.
+         *     model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
+         *     the same run is in progress: the run is claimed before the model is called, so concurrent
+         *     executes call the model once. When no connection answers, the run becomes failed and the
+         *     response is 502. Audited as agent_run.executed.
          */
         post: operations["executeAgentRun"];
         delete?: never;
@@ -1017,8 +1019,11 @@ export interface paths {
          * Approve an edited output
          * @description Permission ManageWork at [team, org]. Records final_text and the normalized Levenshtein distance
          *     between the draft and final_text (edit distance over Unicode code points divided by the longer
-         *     length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The status becomes
-         *     approved. 409 unless the run is drafted. Audited as agent_run.approved.
+         *     length; 0 = unchanged, 1 = entirely rewritten; 0 when both are empty). The distance is exact
+         *     while computing it takes at most 16,777,216 table cells (always for texts whose lengths
+         *     multiply to no more than that, and for any texts that differ by few edits); beyond that
+         *     bound it is a lower bound and the audit entry says edit_distance_exact false. The status
+         *     becomes approved. 409 unless the run is drafted. Audited as agent_run.approved.
          */
         post: operations["approveAgentRun"];
         delete?: never;
@@ -1756,6 +1761,7 @@ export interface components {
              */
             step: string;
             ok: boolean;
+            /** @description What the step found; a URL appears as its scheme and host only, so no path, query-string credential or user info is shown. */
             detail: string;
             /**
              * Format: uuid
