@@ -72,7 +72,7 @@ func TestARetriedCategoryCreationWithOneIdempotencyKeyCreatesOneCategory(t *test
 		t.Fatal(err)
 	}
 
-	admin := authtest.Bearer(issuer.Token(t, authtest.Subject(uuid.New()), authtest.Tenant(uuid.New()), authtest.Roles("admin")))
+	admin := authtest.Bearer(issuer.Token(t, authtest.Subject(uuid.New()), authtest.Tenant(uuid.New()), authtest.Roles("platform-admin")))
 	key := uuid.NewString()
 	slug, name := "retried", "Retried"
 	var ids []uuid.UUID
