@@ -97,8 +97,14 @@ changelog: tools ## Write the specs/CHANGELOG.md section of every spec whose inf
 
 ## ---- build, test, run ----------------------------------------------------------------
 .PHONY: build
-build: ## Build the three binaries into bin/
-	@for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s; done
+# The binaries carry the release (git describe) and commit: /healthz and build_info report them.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILDINFO := github.com/videotpl/platform/pkg/buildinfo
+LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
+
+build: ## Build the three binaries into bin/ (stamped with git describe)
+	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
 
 .PHONY: deps
 deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but stopped)

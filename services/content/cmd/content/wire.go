@@ -30,6 +30,7 @@ import (
 // service is the wired content service: its HTTP server, and what stops with it.
 type service struct {
 	http    *echo.Echo
+	tel     *telemetry.Telemetry
 	closers []func()
 }
 
@@ -54,6 +55,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	if err != nil {
 		return nil, err
 	}
+	s.tel = tel
 	s.closers = append(s.closers, func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownDrain)
 		defer cancel()
