@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -99,10 +98,9 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	wg.Go(func() { a.RunSweeper(sweepCtx, c.MediaSweepInterval) })
 	s.closers = append(s.closers, func() { stopSweep(); wg.Wait() })
 
-	ready := func(ctx context.Context) error {
-		return errors.Join(pool.Ping(ctx), objects.Ping(ctx, c.S3BucketTemplates))
-	}
-	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: ready, HTTP: c.HTTP})
+	// Ready needs the database only: when the object storage blips, media operations answer
+	// 503 (store.S3) while every pod stays in the Service and the catalog keeps serving.
+	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: pool.Ping, HTTP: c.HTTP})
 	if err != nil {
 		return nil, err
 	}
