@@ -106,6 +106,16 @@ LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISIO
 build: ## Build the three binaries into bin/ (stamped with git describe)
 	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
 
+# The service images from the one Dockerfile (SERVICE and its API port), stamped like make build.
+IMAGE_PORTS := content:8081 orgboard:8082 renderevents:8083
+IMAGE_TAG ?= dev
+
+.PHONY: images
+images: ## Build the three images with docker (videotpl/<service>:$(IMAGE_TAG), version from git describe)
+	@for sp in $(IMAGE_PORTS); do s=$${sp%%:*}; p=$${sp##*:}; \
+	  docker build --build-arg SERVICE=$$s --build-arg PORT=$$p --build-arg VERSION=$(VERSION) \
+	    --build-arg REVISION=$(REVISION) -t videotpl/$$s:$(IMAGE_TAG) . || exit 1; done
+
 .PHONY: deps
 deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but stopped)
 	scripts/deps.sh
