@@ -785,7 +785,57 @@ func TestEachBaseMatchesWhatItsBinaryUses(t *testing.T) {
 					}
 				}
 			}
+			// The deploy README names only variables of the binary (Secrets included).
+			readme, err := os.ReadFile(filepath.Join(root, "services", s.name, "deploy", "README.md"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range regexp.MustCompile("`([A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+)`").FindAllStringSubmatch(string(readme), -1) {
+				if !vars[m[1]] && !runtimeVars[m[1]] {
+					t.Errorf("deploy/README.md names %s, which %s does not read", m[1], s.name)
+				}
+			}
 		})
+	}
+}
+
+// The metrics a deploy README documents are ones its service registers: the broker's only
+// where the service uses the broker, the queue and outbox gauges only where it runs the
+// backlog collector (read from the service's wiring).
+func TestTheDeployReadmesDocumentOnlyMetricsTheServiceExports(t *testing.T) {
+	root := repoRoot(t)
+	for _, s := range services {
+		readme, err := os.ReadFile(filepath.Join(root, "services", s.name, "deploy", "README.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var wiring []byte
+		files, _ := filepath.Glob(filepath.Join(root, "services", s.name, "cmd", s.name, "*.go"))
+		for _, f := range files {
+			if !strings.HasSuffix(f, "_test.go") {
+				b, err := os.ReadFile(f)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wiring = append(wiring, b...)
+			}
+		}
+		uses := func(call string) bool { return bytes.Contains(wiring, []byte(call)) }
+		for _, m := range regexp.MustCompile("`((?:bus|http|build)_[a-z_]+)`").FindAllStringSubmatch(string(readme), -1) {
+			name := m[1]
+			var ok bool
+			switch {
+			case name == "build_info", strings.HasPrefix(name, "http_"):
+				ok = true
+			case strings.HasPrefix(name, "bus_queue_"), strings.HasPrefix(name, "bus_outbox_"), name == "bus_backlog_up":
+				ok = uses("bus.NewBacklogCollector(")
+			case strings.HasPrefix(name, "bus_message"):
+				ok = uses("bus.NewPrometheusMetrics(")
+			}
+			if !ok {
+				t.Errorf("services/%s/deploy/README.md documents %s, which %s does not export", s.name, name, s.name)
+			}
+		}
 	}
 }
 
