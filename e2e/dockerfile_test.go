@@ -453,7 +453,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	panic(r)
 }
 
-func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T) {
+func TestDockerfileBuildsEachServiceAsAStaticNonRootBinaryFromPinnedBases(t *testing.T) {
 	root := repoRoot(t)
 	goWork, err := os.ReadFile(filepath.Join(root, "go.work"))
 	if err != nil {
@@ -559,7 +559,7 @@ func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T)
 }
 
 // Without SERVICE the build stops at once with what to pass.
-func TestTheImageBuildAsksForItsService(t *testing.T) {
+func TestDockerfileBuildAsksForItsService(t *testing.T) {
 	root := repoRoot(t)
 	df := parseDockerfile(t, filepath.Join(root, "Dockerfile"), map[string]string{})
 	build := df.stages[0]
@@ -600,7 +600,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-func TestTheDockerignoreKeepsWhatTheBuildNeedsAndNothingElse(t *testing.T) {
+func TestDockerfileContextKeepsWhatTheBuildNeedsAndNothingElse(t *testing.T) {
 	ctx := newBuildContext(t, repoRoot(t))
 	for _, c := range []struct {
 		path     string

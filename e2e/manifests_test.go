@@ -95,7 +95,7 @@ func stripComments(b []byte) []byte {
 	return out
 }
 
-func TestTheStrictDecoderRefusesWhatKubernetesWouldNotAccept(t *testing.T) {
+func TestManifestDecoderRefusesWhatKubernetesWouldNotAccept(t *testing.T) {
 	for _, c := range []struct{ name, doc string }{
 		{"an unknown field", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec:\n  replica: 2\n"},
 		{"a misplaced probe", "apiVersion: v1\nkind: Service\nmetadata: {name: x}\nspec:\n  readinessProbe: {}\n"},
@@ -260,7 +260,7 @@ func render(t *testing.T, dir string) rendered {
 	return r
 }
 
-func TestTheKustomizationsRenderAndKeepTheOperationalInvariants(t *testing.T) {
+func TestManifestsRenderAndKeepTheOperationalInvariants(t *testing.T) {
 	root := repoRoot(t)
 	for _, s := range services {
 		for _, variant := range []string{"base", "overlays/example"} {
@@ -718,7 +718,7 @@ func TestNoManifestCarriesASecretValue(t *testing.T) {
 
 // A configuration change rolls the pods: the overlay's configuration is another ConfigMap name
 // (its hash), and the pod template, init container included, refers to that name.
-func TestAConfigurationChangeRenamesTheConfigMapThePodsRead(t *testing.T) {
+func TestManifestConfigurationChangeRenamesTheConfigMapThePodsRead(t *testing.T) {
 	root := repoRoot(t)
 	for _, s := range services {
 		base := render(t, filepath.Join(root, "services", s.name, "deploy", "base"))
@@ -745,7 +745,7 @@ var runtimeVars = map[string]bool{"GOMEMLIMIT": true, "MEMORY_LIMIT_80_PERCENT_M
 // `<service> help` lists, and its NetworkPolicy opens the broker, the object storage and the
 // collector exactly when the binary reads their addresses; the metrics port is METRICS_ADDR's
 // default.
-func TestEachBaseMatchesWhatItsBinaryUses(t *testing.T) {
+func TestManifestOfEachBaseMatchesWhatItsBinaryUses(t *testing.T) {
 	root := repoRoot(t)
 	for _, s := range services {
 		t.Run(s.name, func(t *testing.T) {
@@ -802,7 +802,7 @@ func TestEachBaseMatchesWhatItsBinaryUses(t *testing.T) {
 // The metrics a deploy README documents are ones its service registers: the broker's only
 // where the service uses the broker, the queue and outbox gauges only where it runs the
 // backlog collector (read from the service's wiring).
-func TestTheDeployReadmesDocumentOnlyMetricsTheServiceExports(t *testing.T) {
+func TestManifestReadmesDocumentOnlyMetricsTheServiceExports(t *testing.T) {
 	root := repoRoot(t)
 	for _, s := range services {
 		readme, err := os.ReadFile(filepath.Join(root, "services", s.name, "deploy", "README.md"))
@@ -841,7 +841,7 @@ func TestTheDeployReadmesDocumentOnlyMetricsTheServiceExports(t *testing.T) {
 
 // The NetworkPolicy's peer namespaces are parameters: an overlay that sets others gets them,
 // and no rendered NetworkPolicy names a namespace that is not a parameter.
-func TestTheNetworkPolicyNamespacesAreParameters(t *testing.T) {
+func TestManifestNetworkPolicyNamespacesAreParameters(t *testing.T) {
 	root := repoRoot(t)
 	for _, s := range services {
 		overlayDir := filepath.Join(root, "services", s.name, "deploy", "overlays", "example")
