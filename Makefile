@@ -97,8 +97,24 @@ changelog: tools ## Write the specs/CHANGELOG.md section of every spec whose inf
 
 ## ---- build, test, run ----------------------------------------------------------------
 .PHONY: build
-build: ## Build the three binaries into bin/
-	@for s in $(SERVICES); do go build -o bin/$$s ./services/$$s/cmd/$$s; done
+# The binaries carry the release (git describe) and commit: /healthz and build_info report them.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo unknown)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+BUILDINFO := github.com/videotpl/platform/pkg/buildinfo
+LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
+
+build: ## Build the three binaries into bin/ (stamped with git describe)
+	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
+
+# The service images from the one Dockerfile (SERVICE and its API port), stamped like make build.
+IMAGE_PORTS := content:8081 orgboard:8082 renderevents:8083
+IMAGE_TAG ?= dev
+
+.PHONY: images
+images: ## Build the three images with docker (videotpl/<service>:$(IMAGE_TAG), version from git describe)
+	@for sp in $(IMAGE_PORTS); do s=$${sp%%:*}; p=$${sp##*:}; \
+	  docker build --build-arg SERVICE=$$s --build-arg PORT=$$p --build-arg VERSION=$(VERSION) \
+	    --build-arg REVISION=$(REVISION) -t videotpl/$$s:$(IMAGE_TAG) . || exit 1; done
 
 .PHONY: deps
 deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but stopped)

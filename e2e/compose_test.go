@@ -39,8 +39,9 @@ type composeService struct {
 }
 
 type composeBuild struct {
-	Context    string `yaml:"context"`
-	Dockerfile string `yaml:"dockerfile"`
+	Context    string            `yaml:"context"`
+	Dockerfile string            `yaml:"dockerfile"`
+	Args       map[string]string `yaml:"args"`
 }
 
 type composeHealthcheck struct {
@@ -156,6 +157,9 @@ func TestComposeStartsEveryServiceInOrderAndWaitsForItsHealth(t *testing.T) {
 		if hc := strings.Join(s.Healthcheck.Test, " "); !strings.Contains(hc, fmt.Sprintf("127.0.0.1:%d/readyz", svc.port)) {
 			t.Errorf("%s: health check %q does not probe /readyz", svc.name, hc)
 		}
+		if b := s.Build; b == nil || b.Dockerfile != "Dockerfile" || b.Args["SERVICE"] != svc.name || b.Args["PORT"] != fmt.Sprint(svc.port) {
+			t.Errorf("%s: build %+v, want the one Dockerfile with SERVICE=%s PORT=%d", svc.name, b, svc.name, svc.port)
+		}
 		if s.Environment["JWT_HS256_SECRET"] == "" {
 			t.Errorf("%s has no development JWT secret", svc.name)
 		}
@@ -166,6 +170,10 @@ func TestComposeStartsEveryServiceInOrderAndWaitsForItsHealth(t *testing.T) {
 				t.Errorf("%s sets %s, which %s does not read", svc.name, k, svc.name)
 			}
 		}
+	}
+	// A RabbitMQ release with support: 4.x (3.13's community support has ended).
+	if img := c.Services["rabbitmq"].Image; !regexp.MustCompile(`^rabbitmq:4\.\d+`).MatchString(img) {
+		t.Errorf("rabbitmq runs %s, want a supported 4.x release", img)
 	}
 	content := c.Services["content"]
 	if content.DependsOn["minio-init"].Condition != "service_completed_successfully" {

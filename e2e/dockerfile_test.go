@@ -33,21 +33,34 @@ type stage struct {
 	name  string // AS name; "" for the final stage without one
 	image string // FROM image, ARGs substituted
 	ins   []instruction
+	args  map[string]string // the ARGs the stage declares, with their values
 }
 
 type dockerfile struct {
 	path   string
-	args   map[string]string // ARG defaults before the first FROM
+	args   map[string]string // ARGs before the first FROM, with their values
 	stages []stage
 }
 
-func parseDockerfile(t testing.TB, p string) dockerfile {
+// parseDockerfile reads p as `docker build --build-arg k=v` would with buildArgs: a stage
+// sees the ARGs it declares; their values are substituted in the instructions Docker expands
+// (all but RUN, CMD, ENTRYPOINT and HEALTHCHECK; RUN gets them as environment variables).
+func parseDockerfile(t testing.TB, p string, buildArgs map[string]string) dockerfile {
 	t.Helper()
 	raw, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
 	}
 	df := dockerfile{path: p, args: map[string]string{}}
+	argValue := func(k, def string, hasDef bool, global map[string]string) string {
+		if v, ok := buildArgs[k]; ok {
+			return v
+		}
+		if hasDef {
+			return def
+		}
+		return global[k]
+	}
 	var logical []string
 	var cur strings.Builder
 	sc := bufio.NewScanner(strings.NewReader(string(raw)))
@@ -76,19 +89,28 @@ func parseDockerfile(t testing.TB, p string) dockerfile {
 		in.args = rest
 		switch {
 		case in.cmd == "ARG" && len(df.stages) == 0:
-			k, v, _ := strings.Cut(in.args, "=")
-			df.args[k] = v
+			k, v, ok := strings.Cut(in.args, "=")
+			df.args[k] = argValue(k, v, ok, nil)
 		case in.cmd == "FROM":
 			f := strings.Fields(in.args)
-			s := stage{image: df.expand(f[0])}
+			s := stage{image: df.expand(f[0]), args: map[string]string{}}
 			if len(f) == 3 && strings.EqualFold(f[1], "AS") {
 				s.name = f[2]
 			}
 			df.stages = append(df.stages, s)
 		case len(df.stages) == 0:
 			t.Fatalf("%s: %s before FROM", p, in.cmd)
+		case in.cmd == "ARG":
+			last := &df.stages[len(df.stages)-1]
+			k, v, ok := strings.Cut(in.args, "=")
+			last.args[k] = argValue(k, v, ok, df.args)
 		default:
 			last := &df.stages[len(df.stages)-1]
+			switch in.cmd {
+			case "RUN", "CMD", "ENTRYPOINT", "HEALTHCHECK":
+			default:
+				in.args = os.Expand(in.args, func(k string) string { return last.args[k] })
+			}
 			last.ins = append(last.ins, in)
 		}
 	}
@@ -287,7 +309,7 @@ func buildStages(t testing.TB, ctx buildContext, df dockerfile, dir string) map[
 			case "RUN":
 				cmd := exec.Command("sh", "-ec", in.args)
 				cmd.Dir = filepath.Join(root, workdir)
-				cmd.Env = stageEnv(env)
+				cmd.Env = stageEnv(env, s.args)
 				if out, err := cmd.CombinedOutput(); err != nil {
 					t.Fatalf("%s: stage %s: RUN %s: %v\n%s", df.path, s.name, in.args, err, out)
 				}
@@ -312,15 +334,22 @@ func buildStages(t testing.TB, ctx buildContext, df dockerfile, dir string) map[
 
 // stageEnv is the host environment (Go caches, proxy) without workspace overrides, plus the
 // stage's ENV.
-func stageEnv(env map[string]string) []string {
+func stageEnv(env, args map[string]string) []string {
 	var out []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
 		if k == "GOWORK" || k == "GOFLAGS" || k == "CGO_ENABLED" {
 			continue
 		}
-		if _, ok := env[k]; !ok {
+		_, inEnv := env[k]
+		_, inArgs := args[k]
+		if !inEnv && !inArgs {
 			out = append(out, kv)
+		}
+	}
+	for k, v := range args {
+		if _, ok := env[k]; !ok {
+			out = append(out, k+"="+v)
 		}
 	}
 	for k, v := range env {
@@ -352,7 +381,7 @@ func serviceBinary(t testing.TB, service string) string {
 		func() {
 			defer func() { _ = recover() }() // t.Fatal of a recorder ends here, not in the test
 			root := repoRoot(t)
-			df := parseDockerfile(rec, filepath.Join(root, "services", service, "Dockerfile"))
+			df := parseDockerfile(rec, filepath.Join(root, "Dockerfile"), imageBuildArgs(service))
 			img.files = buildStages(rec, newBuildContext(rec, root), df, filepath.Join(sharedBuildDir(rec), service))
 		}()
 		img.err = rec.msg
@@ -360,11 +389,29 @@ func serviceBinary(t testing.TB, service string) string {
 	if img.err != "" {
 		t.Fatalf("building the %s image stages: %s", service, img.err)
 	}
-	bin, ok := img.files["/"+service]
+	bin, ok := img.files["/service"]
 	if !ok {
-		t.Fatalf("the %s image has no /%s", service, service)
+		t.Fatalf("the %s image has no /service", service)
 	}
 	return bin
+}
+
+// The version and revision the test images are stamped with (make images passes git describe).
+const (
+	imageVersion  = "v9.8.7-e2e"
+	imageRevision = "0123456789abcdef0123456789abcdef01234567"
+)
+
+// imageBuildArgs are the --build-arg values of service's image (as make images and
+// compose.yaml pass them).
+func imageBuildArgs(service string) map[string]string {
+	args := map[string]string{"SERVICE": service, "VERSION": imageVersion, "REVISION": imageRevision}
+	for _, s := range services {
+		if s.name == service {
+			args["PORT"] = fmt.Sprint(s.port)
+		}
+	}
+	return args
 }
 
 // sharedBuildDir lives as long as the test binary (TestMain removes it).
@@ -406,7 +453,7 @@ func (r *recorder) Fatalf(format string, args ...any) {
 	panic(r)
 }
 
-func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T) {
+func TestDockerfileBuildsEachServiceAsAStaticNonRootBinaryFromPinnedBases(t *testing.T) {
 	root := repoRoot(t)
 	goWork, err := os.ReadFile(filepath.Join(root, "go.work"))
 	if err != nil {
@@ -414,13 +461,13 @@ func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T)
 	}
 	for _, s := range services {
 		t.Run(s.name, func(t *testing.T) {
-			df := parseDockerfile(t, filepath.Join(root, "services", s.name, "Dockerfile"))
+			df := parseDockerfile(t, filepath.Join(root, "Dockerfile"), imageBuildArgs(s.name))
 			if len(df.stages) < 2 {
 				t.Fatalf("%d stage(s): the image must be multi-stage", len(df.stages))
 			}
 			for _, st := range df.stages {
-				if !pinned(st.image) {
-					t.Errorf("base image %q is not pinned to a tag or digest (and not latest)", st.image)
+				if !pinned(st.image) || !strings.Contains(st.image, "@sha256:") {
+					t.Errorf("base image %q is not pinned to a digest", st.image)
 				}
 			}
 			final := df.final()
@@ -438,14 +485,38 @@ func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T)
 			if uid == "0" || uid == "root" || !regexp.MustCompile(`^\d+$`).MatchString(uid) {
 				t.Errorf("USER %s: want a numeric non-root uid (Kubernetes runAsNonRoot verifies it)", users[len(users)-1].args)
 			}
-			if ep := final.all("ENTRYPOINT"); len(ep) != 1 || strings.Join(jsonArgs(ep[0].args), " ") != "/"+s.name {
-				t.Errorf("ENTRYPOINT = %v, want [\"/%s\"]", ep, s.name)
+			if ep := final.all("ENTRYPOINT"); len(ep) != 1 || strings.Join(jsonArgs(ep[0].args), " ") != "/service" {
+				t.Errorf("ENTRYPOINT = %v, want [\"/service\"]", ep)
 			}
 			if cmd := final.all("CMD"); len(cmd) != 1 || strings.Join(jsonArgs(cmd[0].args), " ") != "serve" {
 				t.Errorf("CMD = %v, want [\"serve\"]", cmd)
 			}
-			if hc := final.all("HEALTHCHECK"); len(hc) != 1 || !strings.Contains(hc[0].args, fmt.Sprintf("127.0.0.1:%d/readyz", s.port)) {
-				t.Errorf("HEALTHCHECK = %v, want the probe of :%d/readyz", hc, s.port)
+			// The health check probes /readyz on HTTP_ADDR, which the image sets to the API port.
+			if hc := final.all("HEALTHCHECK"); len(hc) != 1 || !strings.HasSuffix(hc[0].args, `CMD ["/healthprobe"]`) {
+				t.Errorf("HEALTHCHECK = %v, want the probe of HTTP_ADDR's /readyz", hc)
+			}
+			var env, expose string
+			for _, in := range final.all("ENV") {
+				env += in.args + " "
+			}
+			for _, in := range final.all("EXPOSE") {
+				expose += in.args + " "
+			}
+			if !strings.Contains(env, fmt.Sprintf("HTTP_ADDR=:%d ", s.port)) || !strings.Contains(expose, fmt.Sprint(s.port)) {
+				t.Errorf("ENV %q EXPOSE %q: want HTTP_ADDR=:%d and the port exposed", env, expose, s.port)
+			}
+			if def := helpDefaults(t, serviceBinary(t, s.name))["HTTP_ADDR"]; def != fmt.Sprintf(":%d", s.port) {
+				t.Errorf("the binary's HTTP_ADDR default %q is not the PORT build argument %d", def, s.port)
+			}
+			var labels string
+			for _, in := range final.all("LABEL") {
+				labels += in.args + " "
+			}
+			for _, want := range []string{`org.opencontainers.image.title="` + s.name + `"`,
+				`org.opencontainers.image.version="` + imageVersion + `"`, `org.opencontainers.image.revision="` + imageRevision + `"`} {
+				if !strings.Contains(labels, want) {
+					t.Errorf("the image labels lack %s: %s", want, labels)
+				}
 			}
 			// The build stage holds the whole workspace's go.mod files, so go.work resolves.
 			build := df.stages[0]
@@ -460,9 +531,11 @@ func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T)
 			}
 			var runs string
 			for _, in := range build.all("RUN") {
-				runs += in.args + "\n"
+				runs += os.Expand(in.args, func(k string) string { return build.args[k] }) + "\n"
 			}
-			for _, want := range []string{"go build", "-trimpath", `-ldflags="-s -w"`, "./services/" + s.name + "/cmd/" + s.name} {
+			for _, want := range []string{"go build", "-trimpath", `-ldflags="-s -w `, "./services/" + s.name + "/cmd/" + s.name,
+				"-X github.com/videotpl/platform/pkg/buildinfo.version=" + imageVersion,
+				"-X github.com/videotpl/platform/pkg/buildinfo.revision=" + imageRevision} {
 				if !strings.Contains(runs, want) {
 					t.Errorf("the build stage's RUN lacks %q", want)
 				}
@@ -482,6 +555,20 @@ func TestEachServiceImageBuildsAStaticNonRootBinaryFromPinnedBases(t *testing.T)
 				t.Error("the image has no /healthprobe for its HEALTHCHECK")
 			}
 		})
+	}
+}
+
+// Without SERVICE the build stops at once with what to pass.
+func TestDockerfileBuildAsksForItsService(t *testing.T) {
+	root := repoRoot(t)
+	df := parseDockerfile(t, filepath.Join(root, "Dockerfile"), map[string]string{})
+	build := df.stages[0]
+	first := build.all("RUN")[0]
+	cmd := exec.Command("sh", "-ec", first.args)
+	cmd.Env = stageEnv(nil, build.args)
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "SERVICE") {
+		t.Errorf("the build without SERVICE: %v %s; want a failure naming the argument", err, out)
 	}
 }
 
@@ -513,7 +600,7 @@ func containsString(list []string, s string) bool {
 	return false
 }
 
-func TestTheDockerignoreKeepsWhatTheBuildNeedsAndNothingElse(t *testing.T) {
+func TestDockerfileContextKeepsWhatTheBuildNeedsAndNothingElse(t *testing.T) {
 	ctx := newBuildContext(t, repoRoot(t))
 	for _, c := range []struct {
 		path     string
@@ -534,6 +621,8 @@ func TestTheDockerignoreKeepsWhatTheBuildNeedsAndNothingElse(t *testing.T) {
 		{"pkg/bus/outbox_test.go", true},
 		{"e2e/manifests_test.go", true},
 		{"services/content/deploy/base/deployment.yaml", true},
+		{"deploy/components/service/deployment.yaml", true},
+		{"Dockerfile", true},
 		{".git/HEAD", true},
 		{"bin/content", true},
 		{".data/dev.env", true},

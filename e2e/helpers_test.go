@@ -63,7 +63,8 @@ type process struct {
 func startProcess(t *testing.T, bin string, env []string, args ...string) *process {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME")}, env...)
+	// Any free port for /metrics unless the test chooses (processes run side by side).
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "METRICS_ADDR=127.0.0.1:0"}, env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -198,7 +199,7 @@ func runCmd(t *testing.T, dir string, env []string, name string, args ...string)
 }
 
 // envVars lists the environment variables a service binary reads (its `help` output).
-func envVars(t *testing.T, bin string) map[string]bool {
+func envVars(t testing.TB, bin string) map[string]bool {
 	t.Helper()
 	out, _ := exec.Command(bin, "help").CombinedOutput()
 	vars := map[string]bool{}
@@ -216,6 +217,24 @@ func envVars(t *testing.T, bin string) map[string]bool {
 		t.Fatalf("%s help lists no environment (DATABASE_URL, HTTP_ADDR):\n%s", bin, out)
 	}
 	return vars
+}
+
+// helpDefaults reads the defaults `<binary> help` lists per variable ("(unset)" when none).
+func helpDefaults(t testing.TB, bin string) map[string]string {
+	t.Helper()
+	out, _ := exec.Command(bin, "help").CombinedOutput()
+	defs := map[string]string{}
+	in := false
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.HasPrefix(line, "environment:") {
+			in = true
+			continue
+		}
+		if f := strings.Fields(line); in && len(f) > 1 {
+			defs[f[0]] = f[1]
+		}
+	}
+	return defs
 }
 
 func testLogger(t *testing.T) *slog.Logger {

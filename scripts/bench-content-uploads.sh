@@ -36,7 +36,7 @@ psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE
 bin/content migrate 2>/dev/null
 
 port=$(free_port 18181)
-HTTP_ADDR=127.0.0.1:$port bin/content serve &
+HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 bin/content serve &
 pid=$!
 base="http://127.0.0.1:$port"
 for ((i = 0; i < 300; i++)); do curl -fs "$base/readyz" >/dev/null 2>&1 && break; sleep 0.1; done

@@ -40,7 +40,7 @@ pid=
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; [[ -n ${MINIO_PID:-} ]] && kill "$MINIO_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 start_minio "$tmp/minio"
 port=$(free_port 18081)
-HTTP_ADDR=127.0.0.1:$port DB_MAX_CONNS=${BENCH_DB_CONNS:-32} BUS_SERVICE=content-bench bin/content serve &
+HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DB_MAX_CONNS=${BENCH_DB_CONNS:-32} BUS_SERVICE=content-bench bin/content serve &
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || die "bin/content serve did not start"
 

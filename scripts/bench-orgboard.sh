@@ -55,7 +55,7 @@ tmp=$(mktemp -d)
 pid=
 trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
 port=$(free_port 18082)
-HTTP_ADDR=127.0.0.1:$port DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
+HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
 

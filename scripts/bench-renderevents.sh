@@ -28,7 +28,7 @@ export EVENTS_EXCHANGE="events-${SUFFIX}"
 export PROGRESS_EXCHANGE="render.progress-${SUFFIX}"
 export DEAD_LETTER_EXCHANGE="dead-letter-${SUFFIX}"
 export JWT_HS256_SECRET="bench-secret-bench-secret-bench-secret!"
-export HTTP_ADDR="127.0.0.1:${PORT}"
+export HTTP_ADDR="127.0.0.1:${PORT}" METRICS_ADDR=127.0.0.1:0
 export LOG_LEVEL=warn
 export SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
 

@@ -41,7 +41,7 @@ DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/orgboard?sslmode=disable" bi
 
 port=8081
 for s in content orgboard renderevents; do
-  DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/$s?sslmode=disable" HTTP_ADDR="127.0.0.1:$port" bin/$s serve &
+  DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/$s?sslmode=disable" HTTP_ADDR="127.0.0.1:$port" METRICS_ADDR="127.0.0.1:$((port + 1010))" bin/$s serve &
   pids+=($!)
   port=$((port + 1))
 done

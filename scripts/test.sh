@@ -14,12 +14,15 @@ export PG_TEST_URL=${PG_TEST_URL:-postgres://postgres@$PG_HOST:$PG_PORT/postgres
 export AMQP_TEST_URL=${AMQP_TEST_URL:-amqp://guest:guest@127.0.0.1:$AMQP_PORT/}
 export NODE_BIN="$PWD/node_modules/.bin"
 log "MinIO at $S3_ENDPOINT; running the tests"
+# TEST_FLAGS is split like a shell command line, so a quoted pattern stays one argument:
+# TEST_FLAGS="-run 'Manifest|Dockerfile'".
+eval "flags=(${TEST_FLAGS:-})"
 # TEST_PKGS narrows the run to some packages (e.g. TEST_PKGS=./services/orgboard/...); by default
 # one go test covers every workspace module, so the closing summary counts them all.
 if [[ -z ${TEST_PKGS:-} ]]; then
-  (cd tools && GOWORK=off go test -count=1 ${TEST_FLAGS:-} ./...)
+  (cd tools && GOWORK=off go test -count=1 "${flags[@]}" ./...)
   TEST_PKGS="./gen/... ./pkg/... ./services/content/... ./services/orgboard/... ./services/renderevents/... ./specs/... ./e2e/..."
 fi
 # -count=1: these tests talk to real servers, whose state the test cache cannot see.
 # shellcheck disable=SC2086
-go test -race -count=1 -timeout 20m ${TEST_FLAGS:-} $TEST_PKGS
+go test -race -count=1 -timeout 20m "${flags[@]}" $TEST_PKGS

@@ -23,8 +23,9 @@ type Common struct {
 	ServiceTokens  string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
 	ShutdownDrain  time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
 	OTLPEndpoint   string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
-	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics"`
-	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; production runs the migrate Job)"`
+	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics on METRICS_ADDR"`
+	MetricsAddr    string        `env:"METRICS_ADDR" envDefault:":9090" desc:"address the metrics server (/metrics only) listens on, apart from the API's port so the API's ingress never exposes it"`
+	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; in Kubernetes every pod's migrate init container applies them first)"`
 	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges that outbound calls (tool servers, model gateways, webhooks) may reach although internal (loopback, private, link-local are denied otherwise), e.g. 127.0.0.0/8 in development"`
 	HTTP           HTTP
 }

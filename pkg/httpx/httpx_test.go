@@ -14,6 +14,7 @@ import (
 	"mime/multipart"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"regexp"
 	"strconv"
@@ -27,6 +28,8 @@ import (
 
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/buildinfo"
+	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
@@ -71,6 +74,8 @@ type fixture struct {
 	svcToken, rdToken string
 	// uploadStarted is closed when the upload handler has read the first KiB of a file.
 	uploadStarted chan struct{}
+	// metricsURL serves the registry of the fixture's telemetry (what WithMetrics serves).
+	metricsURL string
 }
 
 // jwt is a token of the fixture's user, an editor; claims adjust it.
@@ -195,7 +200,9 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 	})
 	e.GET("/x/panic", func(c echo.Context) error { panic("secret internals: dsn=postgres://u:p@db") })
 	e.GET("/x/plain-error", func(c echo.Context) error { return fmt.Errorf("pq: password authentication failed") })
-	return &fixture{url: httpxtest.Start(t, e), logs: logs, userID: uuid.New(), tenant: uuid.New(), uploadStarted: started,
+	msrv := httptest.NewServer(httpx.MetricsHandler(tel.Registry))
+	t.Cleanup(msrv.Close)
+	return &fixture{url: httpxtest.Start(t, e), metricsURL: msrv.URL, logs: logs, userID: uuid.New(), tenant: uuid.New(), uploadStarted: started,
 		issuer: issuer, svcToken: svcToken, rdToken: rdToken}
 }
 
@@ -551,8 +558,10 @@ func TestBuiltInRoutes(t *testing.T) {
 	f := newServer(t, func(o *httpx.Options) {
 		o.Ready = func(context.Context) error { mu.Lock(); defer mu.Unlock(); return ready }
 	})
-	if r := do(t, "GET", f.url+"/healthz", "", "", ""); r.status != 200 {
-		t.Fatalf("healthz %d", r.status)
+	bi := buildinfo.Get()
+	if r := do(t, "GET", f.url+"/healthz", "", "", ""); r.status != 200 ||
+		!strings.Contains(r.body, `"version":"`+bi.Version+`"`) || !strings.Contains(r.body, `"go_version":"`+bi.GoVersion+`"`) {
+		t.Fatalf("healthz %d %s: want ok with the build", r.status, r.body)
 	}
 	t.Run("readyz is 503 while a dependency is down, without its address", func(t *testing.T) {
 		r := do(t, "GET", f.url+"/readyz", "", "", "")
@@ -568,10 +577,14 @@ func TestBuiltInRoutes(t *testing.T) {
 	}
 	t.Run("metrics count requests by route template", func(t *testing.T) {
 		do(t, "GET", f.url+"/v1/things/"+uuid.NewString(), "", "", "")
-		r := do(t, "GET", f.url+"/metrics", "", "", "")
+		r := do(t, "GET", f.metricsURL+"/metrics", "", "", "")
 		if !strings.Contains(r.body, `http_requests_total{method="GET",route="/v1/things/:id",status="401"} 1`) ||
-			!strings.Contains(r.body, "http_request_duration_seconds_bucket") || !strings.Contains(r.body, "go_goroutines") {
+			!strings.Contains(r.body, "http_request_duration_seconds_bucket") || !strings.Contains(r.body, "go_goroutines") ||
+			!strings.Contains(r.body, `build_info{go_version="`+bi.GoVersion+`"`) {
 			t.Fatalf("metrics:\n%s", r.body)
+		}
+		if r := do(t, "GET", f.url+"/metrics", "", "", ""); r.status != 404 {
+			t.Fatalf("the API port answers /metrics with %d, want 404 (metrics have their own port)", r.status)
 		}
 	})
 	t.Run("openapi.yaml is the spec file byte for byte, as text a browser shows", func(t *testing.T) {
@@ -723,4 +736,120 @@ func TestServeDrainsInFlightRequests(t *testing.T) {
 	if _, err := ln.Accept(); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("still accepting after shutdown: %v", err)
 	}
+}
+
+// /metrics has a listener of its own, started with the API's and closed after it; a metrics
+// port in use fails the start instead of running unobserved.
+func TestServeRunsTheMetricsServerBesideTheAPI(t *testing.T) {
+	tel, err := telemetry.Setup(context.Background(), "metered", telemetry.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := httpx.New(httpx.Options{Service: "metered", SpecDocument: []byte("openapi: 3.0.3\ninfo: {title: t, version: '1'}\npaths: {}\n"),
+		Logger: slog.New(slog.DiscardHandler), Telemetry: tel})
+	if err != nil {
+		t.Fatal(err)
+	}
+	common, err := config.Defaults[config.Common]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if common.MetricsAddr != ":9090" || !common.MetricsEnabled {
+		t.Fatalf("defaults: METRICS_ADDR %q, METRICS_ENABLED %v", common.MetricsAddr, common.MetricsEnabled)
+	}
+	metricsAddr := freeAddr(t)
+	common.MetricsAddr = metricsAddr
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- httpx.ServeListener(ctx, e, ln, slog.New(slog.DiscardHandler), 5*time.Second, httpx.WithMetrics(common, tel))
+	}()
+	var body string
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if resp, err := http.Get("http://" + metricsAddr + "/metrics"); err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			_ = resp.Body.Close()
+			body = string(b)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the metrics server does not answer")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if !strings.Contains(body, "build_info{") || !strings.Contains(body, "go_goroutines") {
+		t.Fatalf("metrics:\n%s", body)
+	}
+	for url, what := range map[string]string{"http://" + metricsAddr + "/healthz": "the metrics port serves more than /metrics",
+		"http://" + ln.Addr().String() + "/metrics": "the API port serves /metrics"} {
+		resp, err := http.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = resp.Body.Close()
+		if resp.StatusCode != 404 {
+			t.Fatalf("%s: %d", what, resp.StatusCode)
+		}
+	}
+
+	// A second server on the same metrics port does not start.
+	ln2, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := httpx.ServeListener(ctx, e, ln2, slog.New(slog.DiscardHandler), time.Second, httpx.WithMetrics(common, tel)); err == nil ||
+		!strings.Contains(err.Error(), "METRICS_ADDR") {
+		t.Fatalf("a metrics port in use: %v, want an error naming METRICS_ADDR", err)
+	}
+
+	cancel()
+	if err := <-served; err != nil {
+		t.Fatalf("serve returned %v", err)
+	}
+	if _, err := net.DialTimeout("tcp", metricsAddr, time.Second); err == nil {
+		t.Fatal("the metrics server still accepts after shutdown")
+	}
+
+	// METRICS_ENABLED=false: no metrics listener at all.
+	common.MetricsEnabled = false
+	ln3, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx3, cancel3 := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- httpx.ServeListener(ctx3, e, ln3, slog.New(slog.DiscardHandler), time.Second, httpx.WithMetrics(common, tel))
+	}()
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		if resp, err := http.Get("http://" + ln3.Addr().String() + "/healthz"); err == nil {
+			_ = resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the API does not answer")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := net.DialTimeout("tcp", metricsAddr, time.Second); err == nil {
+		t.Error("METRICS_ENABLED=false still serves metrics")
+	}
+	cancel3()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }

@@ -1,7 +1,7 @@
 // Package httpx builds the echo server every service runs: request ids, recovery, tracing,
 // access logs, metrics, body limits, OpenAPI request validation with authentication, RFC 9457
-// problem+json for every error, and the built-in routes /healthz, /readyz, /metrics,
-// /openapi.yaml and /docs.
+// problem+json for every error, and the built-in routes /healthz, /readyz, /openapi.yaml and
+// /docs. Serve runs it, and /metrics on a listener of its own (WithMetrics).
 package httpx
 
 import (
@@ -23,6 +23,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/buildinfo"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/telemetry"
@@ -132,8 +133,11 @@ func New(opts Options) (*echo.Echo, error) {
 	// Recovery sits inside observe so that a panic is logged and counted as the 500 it becomes.
 	e.Use(requestID(), tracing(tp, prop), observe(log, m), recoverPanics(log), k.middleware)
 
+	// Liveness, and which build answers (so a rollout can be watched pod by pod).
+	bi := buildinfo.Get()
+	health := map[string]string{"status": "ok", "version": bi.Version, "revision": bi.Revision, "go_version": bi.GoVersion}
 	e.GET("/healthz", func(c echo.Context) error {
-		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
+		return c.JSON(http.StatusOK, health)
 	})
 	e.GET("/readyz", func(c echo.Context) error {
 		if opts.Ready != nil {
@@ -147,7 +151,6 @@ func New(opts Options) (*echo.Echo, error) {
 		}
 		return c.JSON(http.StatusOK, map[string]string{"status": "ok"})
 	})
-	e.GET("/metrics", echo.WrapHandler(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	docs.register(e)
 	return e, nil
 }
@@ -207,18 +210,68 @@ func declaresSecurity(spec *openapi3.T) bool {
 	return spec.Components != nil && len(spec.Components.SecuritySchemes) > 0
 }
 
+// ServeOption adds a server that Serve starts and stops with the API's.
+type ServeOption func(*serveOptions)
+
+type serveOptions struct {
+	metricsAddr string
+	metrics     http.Handler
+}
+
+// WithMetrics serves the Prometheus metrics of t (build_info, the Go runtime, HTTP, bus...) at
+// /metrics on c.MetricsAddr (METRICS_ADDR), a port apart from the API's: the API's ingress
+// never exposes them and scrapes never queue behind API requests. Nothing is served when
+// c.MetricsEnabled is false.
+func WithMetrics(c config.Common, t *telemetry.Telemetry) ServeOption {
+	return func(o *serveOptions) {
+		if !c.MetricsEnabled {
+			return
+		}
+		reg, _, _ := telemetryOf(t)
+		o.metricsAddr, o.metrics = c.MetricsAddr, MetricsHandler(reg)
+	}
+}
+
+// MetricsHandler answers GET /metrics with reg's metrics and 404 to anything else.
+func MetricsHandler(reg prometheus.Gatherer) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	return mux
+}
+
 // Serve listens on addr and serves e until ctx is cancelled; then it stops accepting, lets
 // in-flight requests finish for up to drain, closes what is left and returns.
-func Serve(ctx context.Context, e *echo.Echo, addr string, log *slog.Logger, drain time.Duration) error {
+func Serve(ctx context.Context, e *echo.Echo, addr string, log *slog.Logger, drain time.Duration, opts ...ServeOption) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("httpx: listen %s: %w", addr, err)
 	}
-	return ServeListener(ctx, e, ln, log, drain)
+	return ServeListener(ctx, e, ln, log, drain, opts...)
 }
 
-// ServeListener is Serve on an open listener (which it closes).
-func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, log *slog.Logger, drain time.Duration) error {
+// ServeListener is Serve on an open listener (which it closes). The servers opts add listen
+// first (a port in use fails the start), serve while the API drains, and stop after it.
+func ServeListener(ctx context.Context, e *echo.Echo, ln net.Listener, log *slog.Logger, drain time.Duration, opts ...ServeOption) error {
+	var o serveOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if o.metrics != nil {
+		mln, err := net.Listen("tcp", o.metricsAddr)
+		if err != nil {
+			_ = ln.Close()
+			return fmt.Errorf("httpx: listen %s (METRICS_ADDR): %w", o.metricsAddr, err)
+		}
+		msrv := &http.Server{Handler: o.metrics, ReadHeaderTimeout: 10 * time.Second,
+			ErrorLog: slog.NewLogLogger(log.Handler(), slog.LevelWarn)}
+		mserved := make(chan struct{})
+		go func() { _ = msrv.Serve(mln); close(mserved) }() // http.ErrServerClosed once closed
+		log.InfoContext(ctx, "serving metrics", slog.String("addr", mln.Addr().String()))
+		defer func() {
+			_ = msrv.Close()
+			<-mserved
+		}()
+	}
 	srv := &http.Server{
 		Handler:           e,
 		ReadHeaderTimeout: e.Server.ReadHeaderTimeout,

@@ -57,8 +57,9 @@ type Migrations struct {
 	FS   fs.FS
 }
 
-// Migrate applies every set in order under a PostgreSQL advisory lock, so a Kubernetes
-// migration Job and a development start racing each other cannot both apply a migration.
+// Migrate applies every set in order under a PostgreSQL advisory lock, so the migrate init
+// containers of pods starting together, or a development start racing them, apply each
+// migration once: the others wait for the lock, then find the schema applied.
 func Migrate(ctx context.Context, url string, sets ...Migrations) error {
 	db, err := sql.Open("pgx", url)
 	if err != nil {
@@ -71,7 +72,9 @@ func Migrate(ctx context.Context, url string, sets ...Migrations) error {
 // MigrateDB is Migrate on an open *sql.DB.
 func MigrateDB(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Migrations) error {
 	for _, set := range sets {
-		locker, err := lock.NewPostgresSessionLocker()
+		// Pods starting together wait for the one migrating: the lock is probed every second
+		// for up to ten minutes.
+		locker, err := lock.NewPostgresSessionLocker(lock.WithLockTimeout(1, 600))
 		if err != nil {
 			return err
 		}

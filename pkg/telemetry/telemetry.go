@@ -18,6 +18,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/videotpl/platform/pkg/buildinfo"
 )
 
 // Config selects where traces go. The zero value keeps traces in-process only: spans and trace
@@ -56,6 +58,12 @@ func Setup(ctx context.Context, service string, cfg Config) (*Telemetry, error) 
 	}
 	if err := reg.Register(collectors.NewProcessCollector(collectors.ProcessCollectorOpts{})); err != nil {
 		return nil, fmt.Errorf("telemetry: register process collector: %w", err)
+	}
+	if err := reg.Register(buildinfo.Collector()); err != nil {
+		return nil, fmt.Errorf("telemetry: register build_info: %w", err)
+	}
+	if cfg.ServiceVersion == "" {
+		cfg.ServiceVersion = buildinfo.Get().Version
 	}
 
 	attrs := []attribute.KeyValue{attribute.String("service.name", service)}

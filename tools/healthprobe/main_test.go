@@ -39,3 +39,22 @@ func TestTheProbeSucceedsOnlyOnA2xxAnswer(t *testing.T) {
 		})
 	}
 }
+
+func TestWithoutAnArgumentTheProbeAsksTheReadinessOfHTTPAddr(t *testing.T) {
+	for addr, want := range map[string]string{
+		":8081":          "http://127.0.0.1:8081/readyz",
+		"0.0.0.0:8082":   "http://127.0.0.1:8082/readyz",
+		"127.0.0.1:8083": "http://127.0.0.1:8083/readyz",
+		"[::]:9000":      "http://127.0.0.1:9000/readyz",
+		"[::1]:9001":     "http://[::1]:9001/readyz",
+	} {
+		if got, err := readyzURL(addr); err != nil || got != want {
+			t.Errorf("readyzURL(%q) = %q, %v; want %q", addr, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "8081", "localhost"} {
+		if got, err := readyzURL(bad); err == nil {
+			t.Errorf("readyzURL(%q) = %q, want an error", bad, got)
+		}
+	}
+}

@@ -47,7 +47,7 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer s.close()
-	return httpx.Serve(ctx, s.http, c.HTTPAddr, log, c.ShutdownDrain)
+	return httpx.Serve(ctx, s.http, c.HTTPAddr, log, c.ShutdownDrain, httpx.WithMetrics(c.Common, s.tel))
 }
 
 // migrateCommand applies the migrations of the content database.

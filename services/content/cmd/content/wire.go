@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -30,6 +29,7 @@ import (
 // service is the wired content service: its HTTP server, and what stops with it.
 type service struct {
 	http    *echo.Echo
+	tel     *telemetry.Telemetry
 	closers []func()
 }
 
@@ -54,6 +54,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	if err != nil {
 		return nil, err
 	}
+	s.tel = tel
 	s.closers = append(s.closers, func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownDrain)
 		defer cancel()
@@ -97,10 +98,9 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	wg.Go(func() { a.RunSweeper(sweepCtx, c.MediaSweepInterval) })
 	s.closers = append(s.closers, func() { stopSweep(); wg.Wait() })
 
-	ready := func(ctx context.Context) error {
-		return errors.Join(pool.Ping(ctx), objects.Ping(ctx, c.S3BucketTemplates))
-	}
-	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: ready, HTTP: c.HTTP})
+	// Ready needs the database only: when the object storage blips, media operations answer
+	// 503 (store.S3) while every pod stays in the Service and the catalog keeps serving.
+	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: pool.Ping, HTTP: c.HTTP})
 	if err != nil {
 		return nil, err
 	}

@@ -60,7 +60,8 @@ func startService(t *testing.T, bin string, ev *env, extraEnv ...string) *servic
 		"AMQP_URL="+ev.bus.AMQPURL, "EVENTS_EXCHANGE="+ev.bus.EventsExchange, "BUS_SERVICE="+ev.bus.Service,
 		"DEAD_LETTER_EXCHANGE="+ev.bus.DeadLetterExchange,
 		"S3_ENDPOINT="+s3.Endpoint, "S3_REGION="+s3.Region, "S3_ACCESS_KEY="+s3.AccessKey, "S3_SECRET_KEY="+s3.SecretKey,
-		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s")
+		"S3_BUCKET_TEMPLATES="+cfg.TemplatesBucket, "S3_BUCKET_MEDIA="+cfg.MediaBucket, "SHUTDOWN_DRAIN=5s",
+		"METRICS_ADDR=127.0.0.1:0") // any free port: test processes run side by side
 	cmd.Env = append(append(cmd.Env, ev.auth.Env()...), extraEnv...)
 	s := &service{t: t, cmd: cmd, base: "http://" + addr, log: &bytes.Buffer{}, done: make(chan error, 1)}
 	var mu sync.Mutex

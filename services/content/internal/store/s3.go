@@ -169,9 +169,18 @@ func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.R
 		if cause := readCause(err); cause != nil {
 			return 0, "", cause
 		}
-		return 0, "", fmt.Errorf("s3: put %s/%s: %w", bucket, key, err)
+		return 0, "", unavailable(err, "s3: put %s/%s", bucket, key)
 	}
 	return hr.n, hex.EncodeToString(hr.h.Sum(nil)), nil
+}
+
+// unavailable is a failure of the object storage that is not the caller's doing (unreachable,
+// timing out, refusing): Unavailable (503), so media operations fail with a problem the client
+// may retry while the catalog, which does not need the storage, keeps serving; readiness does
+// not depend on the storage for the same reason.
+func unavailable(err error, format string, args ...any) error {
+	return errs.Wrap(errs.Unavailable, "the media storage does not answer: retry later",
+		fmt.Errorf(format+": %w", append(args, err)...))
 }
 
 // readCause digs the body's own read error (an *errs.Error, e.g. TooLarge) out of the
@@ -191,7 +200,7 @@ func (s *S3) Get(ctx context.Context, bucket, key string) (io.ReadCloser, error)
 		if code := apiCode(err); code == "NoSuchKey" || code == "NotFound" {
 			return nil, errs.Wrap(errs.NotFound, "object not found", err)
 		}
-		return nil, fmt.Errorf("s3: get %s/%s: %w", bucket, key, err)
+		return nil, unavailable(err, "s3: get %s/%s", bucket, key)
 	}
 	return out.Body, nil
 }
@@ -206,7 +215,7 @@ func (s *S3) Hash(ctx context.Context, bucket, key string) (int64, string, error
 	h := md5.New() //nolint:gosec // checksum, see import
 	n, err := io.Copy(h, body)
 	if err != nil {
-		return 0, "", fmt.Errorf("s3: read %s/%s: %w", bucket, key, err)
+		return 0, "", unavailable(err, "s3: read %s/%s", bucket, key)
 	}
 	return n, hex.EncodeToString(h.Sum(nil)), nil
 }
@@ -215,7 +224,7 @@ func (s *S3) Hash(ctx context.Context, bucket, key string) (int64, string, error
 func (s *S3) Delete(ctx context.Context, bucket, key string) error {
 	_, err := s.client.DeleteObject(ctx, &s3.DeleteObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
-		return fmt.Errorf("s3: delete %s/%s: %w", bucket, key, err)
+		return unavailable(err, "s3: delete %s/%s", bucket, key)
 	}
 	return nil
 }
@@ -228,7 +237,7 @@ func (s *S3) StartMultipart(ctx context.Context, bucket, key, contentType string
 	}
 	out, err := s.client.CreateMultipartUpload(ctx, in)
 	if err != nil {
-		return "", fmt.Errorf("s3: start multipart upload %s/%s: %w", bucket, key, err)
+		return "", unavailable(err, "s3: start multipart upload %s/%s", bucket, key)
 	}
 	return aws.ToString(out.UploadId), nil
 }
@@ -269,7 +278,7 @@ func (s *S3) CompleteMultipart(ctx context.Context, bucket, key, uploadID string
 		}
 		return errs.Wrap(errs.Invalid, "the upload is no longer open (completed or aborted): start a new one", err)
 	}
-	return fmt.Errorf("s3: complete multipart upload %s/%s: %w", bucket, key, err)
+	return unavailable(err, "s3: complete multipart upload %s/%s", bucket, key)
 }
 
 func partProblem(code string) string {
@@ -288,7 +297,7 @@ func (s *S3) AbortMultipart(ctx context.Context, bucket, key, uploadID string) e
 		Bucket: aws.String(bucket), Key: aws.String(key), UploadId: aws.String(uploadID),
 	})
 	if err != nil && apiCode(err) != "NoSuchUpload" {
-		return fmt.Errorf("s3: abort multipart upload %s/%s: %w", bucket, key, err)
+		return unavailable(err, "s3: abort multipart upload %s/%s", bucket, key)
 	}
 	return nil
 }

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net"
 	"net/http"
+	"sync"
 	"testing"
 	"time"
 
@@ -217,5 +219,49 @@ func TestURLIsPathStyleUnderThePublicBase(t *testing.T) {
 	}
 	if got, want := s.URL("templates", "projects/1/a b.aep"), "https://files.example/templates/projects/1/a%20b.aep"; got != want {
 		t.Fatalf("URL = %s, want %s", got, want)
+	}
+}
+
+// An object storage that does not answer makes media operations Unavailable (503), not a 500.
+func TestAnUnreachableStorageIsUnavailable(t *testing.T) {
+	cfg := storetest.S3Config(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Endpoint = "http://" + ln.Addr().String()
+	_ = ln.Close() // nothing listens there any more
+	s, err := store.NewS3(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Side by side: each call goes through the client's retries.
+	ops := map[string]func() error{
+		"Put": func() error {
+			_, _, err := s.Put(ctx, "media", "a/b.png", "image/png", bytes.NewReader([]byte("png")))
+			return err
+		},
+		"Get":            func() error { _, err := s.Get(ctx, "media", "a/b.png"); return err },
+		"StartMultipart": func() error { _, err := s.StartMultipart(ctx, "media", "a/c.aep", ""); return err },
+		"Delete":         func() error { return s.Delete(ctx, "media", "a/b.png") },
+	}
+	results := make(map[string]error, len(ops))
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for name, op := range ops {
+		wg.Go(func() {
+			err := op()
+			mu.Lock()
+			results[name] = err
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	for name, err := range results {
+		if e, ok := errs.As(err); !ok || e.Kind != errs.Unavailable {
+			t.Errorf("%s on an unreachable storage: %v, want Unavailable", name, err)
+		}
 	}
 }

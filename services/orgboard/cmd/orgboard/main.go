@@ -66,7 +66,7 @@ func run(ctx context.Context) error {
 	if err := withIdempotency(ctx, e, svc.pool, c, log); err != nil {
 		return err
 	}
-	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain)
+	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain, httpx.WithMetrics(c.Common, tel))
 }
 
 func migrate(ctx context.Context) error {

@@ -51,6 +51,7 @@ type Deps struct {
 type Service struct {
 	cfg        Config
 	log        *slog.Logger
+	tel        *telemetry.Telemetry
 	Echo       *echo.Echo
 	Store      *store.Store
 	Ingest     *app.Ingest
@@ -82,7 +83,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &Service{cfg: cfg, log: log, ready: make(chan struct{})}
+	s := &Service{cfg: cfg, log: log, tel: d.Telemetry, ready: make(chan struct{})}
 	s.Store = store.New(d.Pool, ring)
 	s.Hub = app.NewHub()
 	s.Writer = app.NewProgressWriter(s.Store, cfg.ProgressFlushInterval, log)
@@ -224,7 +225,9 @@ func (s *Service) Run(ctx context.Context, ln net.Listener) error {
 		return nil
 	})
 	if ln != nil {
-		g.Go(func() error { return httpx.ServeListener(gctx, s.Echo, ln, s.log, s.cfg.ShutdownDrain) })
+		g.Go(func() error {
+			return httpx.ServeListener(gctx, s.Echo, ln, s.log, s.cfg.ShutdownDrain, httpx.WithMetrics(s.cfg.Common, s.tel))
+		})
 	}
 	return g.Wait()
 }
