@@ -139,11 +139,31 @@ func DeclareServiceQueue(ch *amqp.Channel, cfg Config, keys ...string) error {
 	if err := DeclareEventsExchange(ch, cfg); err != nil {
 		return err
 	}
-	return declareBoundQueue(ch, cfg.ServiceQueue(), true, cfg.EventsExchange, keys)
+	return declareBoundQueue(ch, cfg, cfg.ServiceQueue(), cfg.EventsExchange, keys)
 }
 
-func declareBoundQueue(ch *amqp.Channel, queue string, durable bool, exchange string, keys []string) error {
-	if _, err := ch.QueueDeclare(queue, durable, false, false, false, nil); err != nil {
+// declareBoundQueue declares the durable queue of cfg's queue type and binds it to exchange
+// with each key. A quorum queue is declared with x-queue-type only: it takes none of the
+// classic arguments (x-max-priority, exclusive, auto-delete, non-durable). A classic queue
+// is declared without arguments, as before quorum queues existed, so existing classic
+// queues still match.
+func declareBoundQueue(ch *amqp.Channel, cfg Config, queue, exchange string, keys []string) error {
+	qt, err := cfg.queueType()
+	if err != nil {
+		return err
+	}
+	var args amqp.Table
+	if qt == QueueQuorum {
+		args = amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum}
+	}
+	if _, err := ch.QueueDeclare(queue, true, false, false, false, args); err != nil {
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.PreconditionFailed {
+			return fmt.Errorf("declare queue %s as a %s queue: it exists with another type or other arguments "+
+				"(BUS_QUEUE_TYPE=%s): drain it and delete it so that it is declared again, "+
+				"or give the service new queue names with BUS_SERVICE, or keep its type with BUS_QUEUE_TYPE: %w",
+				queue, qt, qt, err)
+		}
 		return fmt.Errorf("declare queue %s: %w", queue, err)
 	}
 	for _, key := range keys {
@@ -170,7 +190,7 @@ func DeclareDeadLetterQueue(ch *amqp.Channel, cfg Config) error {
 		return fmt.Errorf("declare exchange %s: %w", cfg.DeadLetterExchange, err)
 	}
 	q := cfg.DeadLetterQueue()
-	return declareBoundQueue(ch, q, true, cfg.DeadLetterExchange, []string{q})
+	return declareBoundQueue(ch, cfg, q, cfg.DeadLetterExchange, []string{q})
 }
 
 // Subscriber consumes the service's durable queue <service>.events, bound to the events
@@ -197,7 +217,7 @@ func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscr
 	}
 	c := subscriberConfig(cfg, eventsExchange(cfg))
 	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(cfg.ServiceQueue()), Durable: true}
-	c.TopologyBuilder = bindKeys(bindingKeys)
+	c.TopologyBuilder = bindKeys{cfg: cfg, keys: bindingKeys}
 	sub, err := wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
 	if err != nil {
 		return nil, err
@@ -226,8 +246,11 @@ func NewGoChannel(log *slog.Logger) *gochannel.GoChannel {
 	return gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 64}, watermill.NewSlogLogger(log))
 }
 
-// bindKeys declares the service queue and binds it with every key.
-type bindKeys []string
+// bindKeys declares the service queue (of cfg's queue type) and binds it with every key.
+type bindKeys struct {
+	cfg  Config
+	keys []string
+}
 
 func (b bindKeys) ExchangeDeclare(ch *amqp.Channel, name string, c wamqp.Config) error {
 	return (&wamqp.DefaultTopologyBuilder{}).ExchangeDeclare(ch, name, c)
@@ -237,7 +260,7 @@ func (b bindKeys) BuildTopology(ch *amqp.Channel, p wamqp.BuildTopologyParams, c
 	if err := b.ExchangeDeclare(ch, p.ExchangeName, c); err != nil {
 		return fmt.Errorf("declare exchange %s: %w", p.ExchangeName, err)
 	}
-	return declareBoundQueue(ch, p.QueueName, c.Queue.Durable, p.ExchangeName, b)
+	return declareBoundQueue(ch, b.cfg, p.QueueName, p.ExchangeName, b.keys)
 }
 
 // describePublishing fills the AMQP properties other tools show: message id, type, content type.

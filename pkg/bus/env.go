@@ -11,6 +11,7 @@ type EnvConfig struct {
 	EventsExchange     string `env:"EVENTS_EXCHANGE" envDefault:"events" desc:"durable topic exchange of the events (routing key = event name)"`
 	DeadLetterExchange string `env:"DEAD_LETTER_EXCHANGE" envDefault:"dead-letter" desc:"durable direct exchange of the dead-letter queues"`
 	ConsumerMaxRetries int    `env:"CONSUMER_MAX_RETRIES" envDefault:"5" desc:"retries of a failing message before it is dead-lettered"`
+	QueueType          string `env:"BUS_QUEUE_TYPE" envDefault:"quorum" desc:"type of the durable queues <name>.events and <name>.dead-letter: quorum (replicated) or classic; an existing queue of the other type must be drained and deleted first"`
 }
 
 // BusConfig is the bus configuration of the service called name, which names its queues
@@ -24,6 +25,7 @@ func (e EnvConfig) BusConfig(name string) Config {
 		Service:            name,
 		EventsExchange:     e.EventsExchange,
 		DeadLetterExchange: e.DeadLetterExchange,
+		QueueType:          QueueType(e.QueueType),
 		Retry:              RetryConfig{MaxRetries: e.ConsumerMaxRetries},
 	}
 }

@@ -2,6 +2,7 @@ package bus_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,75 @@ func TestProgressReachesEveryInstanceThroughTheFanoutExchange(t *testing.T) {
 	}
 	if d.DeliveryMode == 2 {
 		t.Error("progress is published persistent, want transient")
+	}
+}
+
+func TestTheServiceQueuesAreQuorumQueuesUnlessConfiguredClassic(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		queueType bus.QueueType
+		want      bus.QueueType
+	}{{"", bus.QueueQuorum}, {bus.QueueQuorum, bus.QueueQuorum}, {bus.QueueClassic, bus.QueueClassic}} {
+		t.Run("configured "+string(tc.queueType), func(t *testing.T) {
+			t.Parallel()
+			cfg := bustest.Config(t)
+			cfg.QueueType = tc.queueType
+			// The events queue as a subscriber declares it, the dead-letter queue as its
+			// publisher does.
+			sub, err := bus.NewSubscriber(cfg, testLogger(t), "render.#")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = sub.Close() })
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			if _, err := sub.Subscribe(ctx, "render.#"); err != nil {
+				t.Fatal(err)
+			}
+			dlq, err := bus.NewDeadLetterPublisher(cfg, testLogger(t))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = dlq.Close() })
+			for _, q := range []string{cfg.ServiceQueue(), cfg.DeadLetterQueue()} {
+				if got := bustest.QueueType(t, q); got != tc.want {
+					t.Errorf("%s is a %s queue, want %s", q, got, tc.want)
+				}
+			}
+			// The batch consumer's declaration matches the subscriber's.
+			if err := bus.DeclareServiceQueue(bustest.Channel(t), cfg, "render.#"); err != nil {
+				t.Errorf("declare the service queue again: %v", err)
+			}
+		})
+	}
+}
+
+func TestAQueueOfTheOtherTypeFailsTheDeclarationWithTheWayToMigrate(t *testing.T) {
+	t.Parallel()
+	cfg := bustest.Config(t)
+	// A classic queue of the same name, as a service running with classic queues left it.
+	if _, err := bustest.Channel(t).QueueDeclare(cfg.ServiceQueue(), true, false, false, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	err := bus.DeclareServiceQueue(bustest.Channel(t), cfg, "render.#")
+	if err == nil {
+		t.Fatal("a quorum declaration of a classic queue succeeded")
+	}
+	for _, want := range []string{cfg.ServiceQueue(), "PRECONDITION_FAILED", "drain it and delete it", "BUS_SERVICE", "BUS_QUEUE_TYPE"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %q", err, want)
+		}
+	}
+	cfg.QueueType = bus.QueueClassic // keeping the type is the other way out
+	if err := bus.DeclareServiceQueue(bustest.Channel(t), cfg, "render.#"); err != nil {
+		t.Errorf("classic declaration of the classic queue: %v", err)
+	}
+}
+
+func TestAnUnknownQueueTypeIsRefused(t *testing.T) {
+	cfg := bustest.Config(t)
+	cfg.QueueType = "stream"
+	if _, err := bus.NewSubscriber(cfg, testLogger(t), "render.#"); err == nil || !strings.Contains(err.Error(), `"stream"`) {
+		t.Errorf("error %v, want one naming the queue type", err)
 	}
 }

@@ -203,3 +203,27 @@ func PublishRaw(t testing.TB, exchange, key string, p amqp.Publishing) {
 		t.Fatalf("bustest: publish to %s with %q: %v", exchange, key, err)
 	}
 }
+
+// QueueType is the type of the existing queue (quorum or classic). The broker does not
+// tell a queue's type on a passive declare, so the queue is declared again as a quorum
+// queue: the broker refuses that (PRECONDITION_FAILED) for a queue of another type.
+func QueueType(t testing.TB, queue string) bus.QueueType {
+	t.Helper()
+	if _, err := Channel(t).QueueDeclarePassive(queue, true, false, false, false, nil); err != nil {
+		t.Fatalf("bustest: queue %s: %v", queue, err)
+	}
+	_, err := Channel(t).QueueDeclare(queue, true, false, false, false, amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum})
+	var amqpErr *amqp.Error
+	switch {
+	case err == nil:
+		return bus.QueueQuorum
+	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.PreconditionFailed:
+		if _, err := Channel(t).QueueDeclare(queue, true, false, false, false,
+			amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeClassic}); err != nil {
+			t.Fatalf("bustest: queue %s is neither quorum nor classic: %v", queue, err)
+		}
+		return bus.QueueClassic
+	}
+	t.Fatalf("bustest: type of queue %s: %v", queue, err)
+	return ""
+}
