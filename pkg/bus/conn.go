@@ -2,11 +2,13 @@ package bus
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/pkg/errs"
 )
@@ -22,8 +24,8 @@ type BrokerStatus struct {
 	Err error
 }
 
-// ConnState follows one connection of the bus to the broker (a consumer's), for readiness
-// and monitoring. It starts disconnected. Safe for concurrent use.
+// ConnState follows one connection of the bus to the broker (a batch consumer's, or
+// WatchBroker's), for readiness and monitoring. It starts disconnected. Safe for concurrent use.
 type ConnState struct {
 	mu     sync.Mutex
 	status BrokerStatus
@@ -94,4 +96,41 @@ func (s *ConnState) Register(reg prometheus.Registerer, connection string) error
 		}
 	}
 	return nil
+}
+
+// WatchBroker follows the broker at url through a connection of its own (heartbeats every
+// 10s), dialled again after a loss with a backoff of up to 5s, until ctx ends: for a
+// service whose consumer does not report its connection (watermill-amqp's subscriber
+// reconnects on its own and exposes no race-free state).
+func WatchBroker(ctx context.Context, url string) *ConnState {
+	s := newConnState()
+	go func() {
+		backoff := 100 * time.Millisecond
+		for ctx.Err() == nil {
+			conn, err := Dial(url)
+			if err == nil {
+				s.up()
+				backoff = 100 * time.Millisecond
+				closed := conn.NotifyClose(make(chan *amqp.Error, 1))
+				select {
+				case <-ctx.Done():
+					_ = conn.Close()
+					return
+				case e := <-closed:
+					err = fmt.Errorf("connection to the broker lost: %w", e)
+					if e == nil {
+						err = errors.New("connection to the broker closed")
+					}
+				}
+			}
+			s.down(err)
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(backoff):
+			}
+			backoff = min(2*backoff, 5*time.Second)
+		}
+	}()
+	return s
 }

@@ -77,3 +77,20 @@ func TestABatchConsumerReportsTheBrokerLossAndItsRecovery(t *testing.T) {
 	bustest.Publish(t, cfg, envelope(t, okEvent, map[string]any{"n": 1}))
 	eventually(t, 10*time.Second, "the event applied", func() bool { return a.committed.Load() == 1 })
 }
+
+func TestWatchBrokerReportsTheBrokerLossAndItsRecovery(t *testing.T) {
+	t.Parallel()
+	proxy := bustest.NewProxy(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	conn := bus.WatchBroker(ctx, proxy.URL())
+	eventually(t, 5*time.Second, "connected", func() bool { return conn.Status().Connected })
+
+	proxy.Cut()
+	eventually(t, 10*time.Second, "the loss noticed", func() bool { return !conn.Status().Connected })
+	if err := conn.Check(0)(ctx); errs.KindOf(err) != errs.Unavailable || conn.Status().Err == nil {
+		t.Errorf("readiness after the loss: %v (status %+v), want unavailable with the cause", err, conn.Status())
+	}
+	proxy.Restore()
+	eventually(t, 15*time.Second, "the recovery noticed", func() bool { return conn.Status().Connected })
+}

@@ -97,6 +97,14 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	wg.Go(func() { a.RunSweeper(sweepCtx, c.MediaSweepInterval) })
 	s.closers = append(s.closers, func() { stopSweep(); wg.Wait() })
 
+	if c.AMQPURL != "" {
+		// The broker's state on /metrics only: readiness does not depend on it (README).
+		watchCtx, stopWatch := context.WithCancel(context.Background())
+		s.closers = append(s.closers, stopWatch)
+		if err := bus.WatchBroker(watchCtx, c.AMQPURL).Register(tel.Registry, "broker"); err != nil {
+			return nil, err
+		}
+	}
 	ready := func(ctx context.Context) error {
 		return errors.Join(pool.Ping(ctx), objects.Ping(ctx, c.S3BucketTemplates))
 	}
