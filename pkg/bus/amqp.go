@@ -143,10 +143,13 @@ func DeclareServiceQueue(ch *amqp.Channel, cfg Config, keys ...string) error {
 }
 
 // declareBoundQueue declares the durable queue of cfg's queue type and binds it to exchange
-// with each key. A quorum queue is declared with x-queue-type only: it takes none of the
-// classic arguments (x-max-priority, exclusive, auto-delete, non-durable). A classic queue
-// is declared without arguments, as before quorum queues existed, so existing classic
-// queues still match.
+// with each key. A quorum queue takes none of the classic arguments (x-max-priority,
+// exclusive, auto-delete, non-durable). The quorum service queue dead-letters to the
+// service's dead-letter queue what the broker gives up on: a quorum queue drops a message
+// redelivered more often than its delivery limit (20 by default since RabbitMQ 4.0), and
+// the consumers requeue a message while the database is down. A classic queue is declared
+// without arguments, as before quorum queues existed, so existing classic queues still
+// match.
 func declareBoundQueue(ch *amqp.Channel, cfg Config, queue, exchange string, keys []string) error {
 	qt, err := cfg.queueType()
 	if err != nil {
@@ -155,6 +158,10 @@ func declareBoundQueue(ch *amqp.Channel, cfg Config, queue, exchange string, key
 	var args amqp.Table
 	if qt == QueueQuorum {
 		args = amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum}
+		if queue == cfg.ServiceQueue() && cfg.DeadLetterExchange != "" {
+			args["x-dead-letter-exchange"] = cfg.DeadLetterExchange
+			args["x-dead-letter-routing-key"] = cfg.DeadLetterQueue()
+		}
 	}
 	if _, err := ch.QueueDeclare(queue, true, false, false, false, args); err != nil {
 		var ae *amqp.Error

@@ -11,7 +11,9 @@
 //     ("render.#", "identity.user.registered.v1"); instances compete on it (NewSubscriber).
 //     It is a quorum queue unless Config.QueueType says classic, and so is
 //     <service>.dead-letter; a queue of the other type existing under the name fails the
-//     declaration (PRECONDITION_FAILED), with the ways to migrate in the error.
+//     declaration (PRECONDITION_FAILED), with the ways to migrate in the error. The quorum
+//     <service>.events dead-letters to <service>.dead-letter what the broker gives up on
+//     (past its delivery limit).
 //   - render.progress: auto-delete fanout exchange, routing key render.job.progress.{job_id}
 //     (ProgressRoutingKey); each instance reads it through its own exclusive auto-delete
 //     queue (NewProgressPublisher, NewProgressSubscriber).

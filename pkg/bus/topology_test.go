@@ -8,6 +8,7 @@ import (
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
+	amqp "github.com/rabbitmq/amqp091-go"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/videotpl/platform/pkg/bus"
@@ -153,8 +154,17 @@ func TestTheServiceQueuesAreQuorumQueuesUnlessConfiguredClassic(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { _ = dlq.Close() })
-			for _, q := range []string{cfg.ServiceQueue(), cfg.DeadLetterQueue()} {
-				if got := bustest.QueueType(t, q); got != tc.want {
+			as := func(qt bus.QueueType) bus.Config { c := cfg; c.QueueType = qt; return c }
+			declares := map[string]func(*amqp.Channel, bus.QueueType) error{
+				cfg.ServiceQueue(): func(ch *amqp.Channel, qt bus.QueueType) error {
+					return bus.DeclareServiceQueue(ch, as(qt), "render.#")
+				},
+				cfg.DeadLetterQueue(): func(ch *amqp.Channel, qt bus.QueueType) error {
+					return bus.DeclareDeadLetterQueue(ch, as(qt))
+				},
+			}
+			for q, declare := range declares {
+				if got := bustest.QueueType(t, declare); got != tc.want {
 					t.Errorf("%s is a %s queue, want %s", q, got, tc.want)
 				}
 			}
@@ -193,5 +203,36 @@ func TestAnUnknownQueueTypeIsRefused(t *testing.T) {
 	cfg.QueueType = "stream"
 	if _, err := bus.NewSubscriber(cfg, testLogger(t), "render.#"); err == nil || !strings.Contains(err.Error(), `"stream"`) {
 		t.Errorf("error %v, want one naming the queue type", err)
+	}
+}
+
+func TestWhatTheBrokerGivesUpOnInTheQuorumServiceQueueGoesToTheDeadLetterQueue(t *testing.T) {
+	t.Parallel()
+	cfg := bustest.Config(t)
+	ch := bustest.Channel(t)
+	if err := bus.DeclareDeadLetterQueue(ch, cfg); err != nil {
+		t.Fatal(err)
+	}
+	if err := bus.DeclareServiceQueue(ch, cfg, "render.#"); err != nil {
+		t.Fatal(err)
+	}
+	env := envelope(t, "render.job.completed.v1", map[string]any{"n": 1})
+	bustest.Publish(t, cfg, env)
+	// Rejected without requeue, as the broker treats a message past the delivery limit.
+	eventually(t, 5*time.Second, "the message in the service queue", func() bool {
+		m, ok, err := ch.Get(cfg.ServiceQueue(), false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			if err := m.Reject(false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return ok
+	})
+	dead := bustest.Read(t, ch, cfg.DeadLetterQueue(), 1, 5*time.Second)[0]
+	if got := decodeDelivery(t, dead).EventID; got != env.EventID {
+		t.Errorf("dead letter %s, want the rejected event %s", got, env.EventID)
 	}
 }

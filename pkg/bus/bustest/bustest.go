@@ -204,26 +204,23 @@ func PublishRaw(t testing.TB, exchange, key string, p amqp.Publishing) {
 	}
 }
 
-// QueueType is the type of the existing queue (quorum or classic). The broker does not
-// tell a queue's type on a passive declare, so the queue is declared again as a quorum
-// queue: the broker refuses that (PRECONDITION_FAILED) for a queue of another type.
-func QueueType(t testing.TB, queue string) bus.QueueType {
+// QueueType is the type of an existing queue (quorum or classic), declared again by declare
+// as a queue of the type asked (as the bus does, with the same arguments otherwise). The
+// broker does not tell a queue's type on a passive declare, but it refuses a declaration
+// of another type (PRECONDITION_FAILED).
+func QueueType(t testing.TB, declare func(ch *amqp.Channel, as bus.QueueType) error) bus.QueueType {
 	t.Helper()
-	if _, err := Channel(t).QueueDeclarePassive(queue, true, false, false, false, nil); err != nil {
-		t.Fatalf("bustest: queue %s: %v", queue, err)
-	}
-	_, err := Channel(t).QueueDeclare(queue, true, false, false, false, amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum})
+	err := declare(Channel(t), bus.QueueQuorum)
 	var amqpErr *amqp.Error
 	switch {
 	case err == nil:
 		return bus.QueueQuorum
 	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.PreconditionFailed:
-		if _, err := Channel(t).QueueDeclare(queue, true, false, false, false,
-			amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeClassic}); err != nil {
-			t.Fatalf("bustest: queue %s is neither quorum nor classic: %v", queue, err)
+		if err := declare(Channel(t), bus.QueueClassic); err != nil {
+			t.Fatalf("bustest: the queue is neither quorum nor classic: %v", err)
 		}
 		return bus.QueueClassic
 	}
-	t.Fatalf("bustest: type of queue %s: %v", queue, err)
+	t.Fatalf("bustest: queue type: %v", err)
 	return ""
 }
