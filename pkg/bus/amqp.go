@@ -240,11 +240,8 @@ func NewProgressSubscriber(cfg Config, log *slog.Logger) (message.Subscriber, er
 	if err := cfg.require(needService, needProgressExchange); err != nil {
 		return nil, err
 	}
-	c := subscriberConfig(cfg, progressExchange(cfg))
-	name := cfg.Service + ".progress." + uuid.NewString()
-	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(name), Exclusive: true, AutoDelete: true}
-	c.QueueBind.GenerateRoutingKey = func(string) string { return "" }
-	return wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
+	return &progressSubscriber{cfg: cfg, queue: cfg.Service + ".progress." + uuid.NewString(), log: log,
+		closing: make(chan struct{})}, nil
 }
 
 // NewGoChannel is the in-process bus for development without a broker, when all
