@@ -139,11 +139,38 @@ func DeclareServiceQueue(ch *amqp.Channel, cfg Config, keys ...string) error {
 	if err := DeclareEventsExchange(ch, cfg); err != nil {
 		return err
 	}
-	return declareBoundQueue(ch, cfg.ServiceQueue(), true, cfg.EventsExchange, keys)
+	return declareBoundQueue(ch, cfg, cfg.ServiceQueue(), cfg.EventsExchange, keys)
 }
 
-func declareBoundQueue(ch *amqp.Channel, queue string, durable bool, exchange string, keys []string) error {
-	if _, err := ch.QueueDeclare(queue, durable, false, false, false, nil); err != nil {
+// declareBoundQueue declares the durable queue of cfg's queue type and binds it to exchange
+// with each key. A quorum queue takes none of the classic arguments (x-max-priority,
+// exclusive, auto-delete, non-durable). The quorum service queue dead-letters to the
+// service's dead-letter queue what the broker gives up on: a quorum queue drops a message
+// redelivered more often than its delivery limit (20 by default since RabbitMQ 4.0), and
+// the consumers requeue a message while the database is down. A classic queue is declared
+// without arguments, as before quorum queues existed, so existing classic queues still
+// match.
+func declareBoundQueue(ch *amqp.Channel, cfg Config, queue, exchange string, keys []string) error {
+	qt, err := cfg.queueType()
+	if err != nil {
+		return err
+	}
+	var args amqp.Table
+	if qt == QueueQuorum {
+		args = amqp.Table{amqp.QueueTypeArg: amqp.QueueTypeQuorum}
+		if queue == cfg.ServiceQueue() && cfg.DeadLetterExchange != "" {
+			args["x-dead-letter-exchange"] = cfg.DeadLetterExchange
+			args["x-dead-letter-routing-key"] = cfg.DeadLetterQueue()
+		}
+	}
+	if _, err := ch.QueueDeclare(queue, true, false, false, false, args); err != nil {
+		var ae *amqp.Error
+		if errors.As(err, &ae) && ae.Code == amqp.PreconditionFailed {
+			return fmt.Errorf("declare queue %s as a %s queue: it exists with another type or other arguments "+
+				"(BUS_QUEUE_TYPE=%s): drain it and delete it so that it is declared again, "+
+				"or give the service new queue names with BUS_SERVICE, or keep its type with BUS_QUEUE_TYPE: %w",
+				queue, qt, qt, err)
+		}
 		return fmt.Errorf("declare queue %s: %w", queue, err)
 	}
 	for _, key := range keys {
@@ -170,7 +197,7 @@ func DeclareDeadLetterQueue(ch *amqp.Channel, cfg Config) error {
 		return fmt.Errorf("declare exchange %s: %w", cfg.DeadLetterExchange, err)
 	}
 	q := cfg.DeadLetterQueue()
-	return declareBoundQueue(ch, q, true, cfg.DeadLetterExchange, []string{q})
+	return declareBoundQueue(ch, cfg, q, cfg.DeadLetterExchange, []string{q})
 }
 
 // Subscriber consumes the service's durable queue <service>.events, bound to the events
@@ -197,7 +224,7 @@ func NewSubscriber(cfg Config, log *slog.Logger, bindingKeys ...string) (*Subscr
 	}
 	c := subscriberConfig(cfg, eventsExchange(cfg))
 	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(cfg.ServiceQueue()), Durable: true}
-	c.TopologyBuilder = bindKeys(bindingKeys)
+	c.TopologyBuilder = bindKeys{cfg: cfg, keys: bindingKeys}
 	sub, err := wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
 	if err != nil {
 		return nil, err
@@ -213,11 +240,8 @@ func NewProgressSubscriber(cfg Config, log *slog.Logger) (message.Subscriber, er
 	if err := cfg.require(needService, needProgressExchange); err != nil {
 		return nil, err
 	}
-	c := subscriberConfig(cfg, progressExchange(cfg))
-	name := cfg.Service + ".progress." + uuid.NewString()
-	c.Queue = wamqp.QueueConfig{GenerateName: wamqp.GenerateQueueNameConstant(name), Exclusive: true, AutoDelete: true}
-	c.QueueBind.GenerateRoutingKey = func(string) string { return "" }
-	return wamqp.NewSubscriber(c, watermill.NewSlogLogger(log))
+	return &progressSubscriber{cfg: cfg, queue: cfg.Service + ".progress." + uuid.NewString(), log: log,
+		closing: make(chan struct{})}, nil
 }
 
 // NewGoChannel is the in-process bus for development without a broker, when all
@@ -226,8 +250,11 @@ func NewGoChannel(log *slog.Logger) *gochannel.GoChannel {
 	return gochannel.NewGoChannel(gochannel.Config{OutputChannelBuffer: 64}, watermill.NewSlogLogger(log))
 }
 
-// bindKeys declares the service queue and binds it with every key.
-type bindKeys []string
+// bindKeys declares the service queue (of cfg's queue type) and binds it with every key.
+type bindKeys struct {
+	cfg  Config
+	keys []string
+}
 
 func (b bindKeys) ExchangeDeclare(ch *amqp.Channel, name string, c wamqp.Config) error {
 	return (&wamqp.DefaultTopologyBuilder{}).ExchangeDeclare(ch, name, c)
@@ -237,7 +264,7 @@ func (b bindKeys) BuildTopology(ch *amqp.Channel, p wamqp.BuildTopologyParams, c
 	if err := b.ExchangeDeclare(ch, p.ExchangeName, c); err != nil {
 		return fmt.Errorf("declare exchange %s: %w", p.ExchangeName, err)
 	}
-	return declareBoundQueue(ch, p.QueueName, c.Queue.Durable, p.ExchangeName, b)
+	return declareBoundQueue(ch, b.cfg, p.QueueName, p.ExchangeName, b.keys)
 }
 
 // describePublishing fills the AMQP properties other tools show: message id, type, content type.

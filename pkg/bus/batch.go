@@ -62,6 +62,7 @@ type BatchConsumer[E any] struct {
 	metrics     Metrics
 	log         *slog.Logger
 	ready       chan struct{}
+	conn        *ConnState
 }
 
 // NewBatchConsumer returns a consumer of cfg's service queue bound with bindingKeys; it
@@ -91,11 +92,15 @@ func NewBatchConsumer[E any](cfg Config, batch BatchConfig, apply BatchApplier[E
 	}
 	return &BatchConsumer[E]{cfg: cfg, batch: batch, keys: bindingKeys, apply: apply,
 		deadLetters: deadLetters{pub: dlq, queue: cfg.DeadLetterQueue(), metrics: metrics, log: log},
-		metrics:     metrics, log: log, ready: make(chan struct{})}, nil
+		metrics:     metrics, log: log, ready: make(chan struct{}), conn: newConnState()}, nil
 }
 
 // Ready is closed once the queue is declared, bound and consumed for the first time.
 func (c *BatchConsumer[E]) Ready() <-chan struct{} { return c.ready }
+
+// Connection is the state of the consumer's connection to the broker: up while it
+// consumes, down from the first failure until it consumes again.
+func (c *BatchConsumer[E]) Connection() *ConnState { return c.conn }
 
 // Run consumes until ctx ends, reconnecting after broker failures. The batch in hand when
 // ctx ends is finished and acknowledged; deliveries not acknowledged yet go back to the
@@ -103,10 +108,11 @@ func (c *BatchConsumer[E]) Ready() <-chan struct{} { return c.ready }
 func (c *BatchConsumer[E]) Run(ctx context.Context) error {
 	backoff := 100 * time.Millisecond
 	for {
-		err := c.session(ctx, func() { backoff = 100 * time.Millisecond })
+		err := c.session(ctx, func() { backoff = 100 * time.Millisecond; c.conn.up() })
 		if ctx.Err() != nil {
 			return nil //nolint:nilerr // shutting down: the interruption is expected
 		}
+		c.conn.down(err)
 		c.log.WarnContext(ctx, "events consumer interrupted; reconnecting", "error", err, "backoff", backoff)
 		select {
 		case <-ctx.Done():

@@ -116,7 +116,7 @@ func (a *effectApplier) applyOneCalls(id uuid.UUID) int {
 // runBatchConsumer runs a batch consumer of cfg's queue (bound to "test.#") until the test
 // ends and waits until it consumes.
 func runBatchConsumer(t *testing.T, cfg bus.Config, batch bus.BatchConfig, a bus.BatchApplier[events.EventEnvelope],
-	metrics bus.Metrics, log *slog.Logger) {
+	metrics bus.Metrics, log *slog.Logger) *bus.BatchConsumer[events.EventEnvelope] {
 	t.Helper()
 	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
 	if err != nil {
@@ -143,6 +143,7 @@ func runBatchConsumer(t *testing.T, cfg bus.Config, batch bus.BatchConfig, a bus
 	case <-time.After(10 * time.Second):
 		t.Fatal("batch consumer not consuming within 10s")
 	}
+	return c
 }
 
 // declareQueue declares cfg's service queue as the consumer will, so messages published

@@ -24,6 +24,11 @@ type Config struct {
 	// DeadLetterExchange is the durable direct exchange the dead-letter queues hang off.
 	DeadLetterExchange string
 
+	// QueueType is the type of the service's durable queues (<Service>.events and
+	// <Service>.dead-letter): QueueQuorum (the zero value) or QueueClassic. Exclusive
+	// per-instance queues are always classic: a quorum queue cannot be exclusive.
+	QueueType QueueType
+
 	// Prefetch is the AMQP QoS prefetch count per consumer (default 10; a BatchConsumer's
 	// default is 4 batches).
 	Prefetch int
@@ -80,6 +85,29 @@ const (
 	needDeadLetterExchange = "DeadLetterExchange"
 )
 
+// QueueType is the type of a durable queue, the x-queue-type RabbitMQ declares it with.
+type QueueType string
+
+// Queue types.
+const (
+	// QueueQuorum is a replicated queue (Raft), RabbitMQ's durable queue type for data that
+	// must not be lost. It is always durable, never exclusive or auto-delete.
+	QueueQuorum QueueType = "quorum"
+	// QueueClassic is a single-node queue, for a broker where quorum queues are unwanted.
+	QueueClassic QueueType = "classic"
+)
+
+// queueType is c's queue type, quorum when unset.
+func (c Config) queueType() (QueueType, error) {
+	switch c.QueueType {
+	case "", QueueQuorum:
+		return QueueQuorum, nil
+	case QueueClassic:
+		return QueueClassic, nil
+	}
+	return "", fmt.Errorf("bus: queue type %q: want %q or %q", c.QueueType, QueueQuorum, QueueClassic)
+}
+
 // require reports the named fields that are empty: an empty exchange name would be the
 // broker's default exchange, which routes by queue name and would lose the messages.
 func (c Config) require(fields ...string) error {
@@ -94,7 +122,8 @@ func (c Config) require(fields ...string) error {
 	if len(missing) > 0 {
 		return fmt.Errorf("bus: %s required", strings.Join(missing, ", "))
 	}
-	return nil
+	_, err := c.queueType()
+	return err
 }
 
 // ServiceQueue is the durable queue a service consumes its events from.

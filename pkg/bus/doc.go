@@ -9,6 +9,11 @@
 //     ("render.job.completed.v1"). NewAMQPPublisher publishes there with publisher confirms.
 //   - <service>.events: the durable queue of a consuming service, bound with its keys
 //     ("render.#", "identity.user.registered.v1"); instances compete on it (NewSubscriber).
+//     It is a quorum queue unless Config.QueueType says classic, and so is
+//     <service>.dead-letter; a queue of the other type existing under the name fails the
+//     declaration (PRECONDITION_FAILED), with the ways to migrate in the error. The quorum
+//     <service>.events dead-letters to <service>.dead-letter what the broker gives up on
+//     (past its delivery limit).
 //   - render.progress: auto-delete fanout exchange, routing key render.job.progress.{job_id}
 //     (ProgressRoutingKey); each instance reads it through its own exclusive auto-delete
 //     queue (NewProgressPublisher, NewProgressSubscriber).
@@ -19,10 +24,10 @@
 //
 // Config holds the names and tunings; the bus reads no environment. A service embeds
 // EnvConfig (AMQP_URL, BUS_SERVICE, EVENTS_EXCHANGE, DEAD_LETTER_EXCHANGE,
-// CONSUMER_MAX_RETRIES) in its configuration struct, ProgressEnvConfig (PROGRESS_EXCHANGE)
-// when it relays progress and BatchEnvConfig (CONSUMER_BATCH_SIZE, CONSUMER_BATCH_WAIT,
-// CONSUMER_PREFETCH) when it consumes in batches; each variable's default is written once, in
-// its tag. EnvConfig.BusConfig(name) makes the Config. Tests isolate themselves with bustest,
+// CONSUMER_MAX_RETRIES, BUS_QUEUE_TYPE) in its configuration struct, ProgressEnvConfig
+// (PROGRESS_EXCHANGE) when it relays progress and BatchEnvConfig (CONSUMER_BATCH_SIZE,
+// CONSUMER_BATCH_WAIT, CONSUMER_PREFETCH) when it consumes in batches; each variable's
+// default is written once, in its tag. EnvConfig.BusConfig(name) makes the Config. Tests isolate themselves with bustest,
 // which names every exchange and queue uniquely.
 //
 // # Envelope

@@ -11,6 +11,7 @@ type EnvConfig struct {
 	EventsExchange     string `env:"EVENTS_EXCHANGE" envDefault:"events" desc:"durable topic exchange of the events (routing key = event name)"`
 	DeadLetterExchange string `env:"DEAD_LETTER_EXCHANGE" envDefault:"dead-letter" desc:"durable direct exchange of the dead-letter queues"`
 	ConsumerMaxRetries int    `env:"CONSUMER_MAX_RETRIES" envDefault:"5" desc:"retries of a failing message before it is dead-lettered"`
+	QueueType          string `env:"BUS_QUEUE_TYPE" envDefault:"quorum" desc:"type of the durable queues <name>.events and <name>.dead-letter: quorum (replicated) or classic; an existing queue of the other type must be drained and deleted first"`
 }
 
 // BusConfig is the bus configuration of the service called name, which names its queues
@@ -24,6 +25,7 @@ func (e EnvConfig) BusConfig(name string) Config {
 		Service:            name,
 		EventsExchange:     e.EventsExchange,
 		DeadLetterExchange: e.DeadLetterExchange,
+		QueueType:          QueueType(e.QueueType),
 		Retry:              RetryConfig{MaxRetries: e.ConsumerMaxRetries},
 	}
 }
@@ -36,9 +38,10 @@ type ProgressEnvConfig struct {
 // BatchEnvConfig is the environment of a service that applies its events in batches
 // (BatchConsumer).
 type BatchEnvConfig struct {
-	ConsumerBatchSize int           `env:"CONSUMER_BATCH_SIZE" envDefault:"256" desc:"most events applied in one database transaction"`
-	ConsumerBatchWait time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
-	ConsumerPrefetch  int           `env:"CONSUMER_PREFETCH" envDefault:"1024" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
+	ConsumerBatchSize  int           `env:"CONSUMER_BATCH_SIZE" envDefault:"256" desc:"most events applied in one database transaction"`
+	ConsumerBatchWait  time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
+	ConsumerPrefetch   int           `env:"CONSUMER_PREFETCH" envDefault:"1024" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
+	ConsumerReadyGrace time.Duration `env:"CONSUMER_READY_GRACE" envDefault:"2m" desc:"how long the service stays ready (/readyz) after its events consumer lost the broker; a longer outage makes it not ready until the consumer is back (bus_connected shows the loss at once); negative: the broker never affects readiness"`
 }
 
 // BatchConfig is the batch size and wait.

@@ -19,7 +19,7 @@ type streamService struct {
 }
 
 var busKnobs = []string{"AMQP_URL", "BUS_SERVICE", "EVENTS_EXCHANGE", "DEAD_LETTER_EXCHANGE", "CONSUMER_MAX_RETRIES",
-	"PROGRESS_EXCHANGE", "CONSUMER_BATCH_SIZE", "CONSUMER_BATCH_WAIT", "CONSUMER_PREFETCH"}
+	"BUS_QUEUE_TYPE", "PROGRESS_EXCHANGE", "CONSUMER_BATCH_SIZE", "CONSUMER_BATCH_WAIT", "CONSUMER_PREFETCH", "CONSUMER_READY_GRACE"}
 
 func TestTheBusIsConfiguredFromTheEnvironmentWithOneNamePerKnob(t *testing.T) {
 	load := func(t *testing.T, env map[string]string) streamService {
@@ -38,23 +38,23 @@ func TestTheBusIsConfiguredFromTheEnvironmentWithOneNamePerKnob(t *testing.T) {
 		c := load(t, nil)
 		cfg := c.BusConfig("renderevents")
 		if cfg.AMQPURL != bustest.DefaultURL || cfg.Service != "renderevents" || cfg.EventsExchange != events.ExchangeEvents ||
-			cfg.DeadLetterExchange != "dead-letter" || cfg.Retry.MaxRetries != 5 || c.ProgressExchange != events.ExchangeRenderProgress {
+			cfg.DeadLetterExchange != "dead-letter" || cfg.Retry.MaxRetries != 5 || cfg.QueueType != bus.QueueQuorum || c.ProgressExchange != events.ExchangeRenderProgress {
 			t.Errorf("config %+v, progress exchange %q", cfg, c.ProgressExchange)
 		}
 		if cfg.ServiceQueue() != "renderevents.events" || cfg.DeadLetterQueue() != "renderevents.dead-letter" {
 			t.Errorf("queues %s and %s", cfg.ServiceQueue(), cfg.DeadLetterQueue())
 		}
-		if b := c.BatchConfig(); b.Size != 256 || b.Wait != 20*time.Millisecond || c.ConsumerPrefetch != 1024 {
+		if b := c.BatchConfig(); b.Size != 256 || b.Wait != 20*time.Millisecond || c.ConsumerPrefetch != 1024 || c.ConsumerReadyGrace != 2*time.Minute {
 			t.Errorf("batches %+v, prefetch %d", b, c.ConsumerPrefetch)
 		}
 	})
 
 	t.Run("each knob is read from its variable", func(t *testing.T) {
 		c := load(t, map[string]string{"BUS_SERVICE": "renderevents-blue", "EVENTS_EXCHANGE": "events-staging",
-			"CONSUMER_MAX_RETRIES": "0", "CONSUMER_BATCH_SIZE": "16"})
+			"CONSUMER_MAX_RETRIES": "0", "CONSUMER_BATCH_SIZE": "16", "BUS_QUEUE_TYPE": "classic"})
 		cfg := c.BusConfig("renderevents")
 		if cfg.ServiceQueue() != "renderevents-blue.events" || cfg.EventsExchange != "events-staging" ||
-			cfg.Retry.MaxRetries != 0 || c.BatchConfig().Size != 16 {
+			cfg.Retry.MaxRetries != 0 || c.BatchConfig().Size != 16 || cfg.QueueType != bus.QueueClassic {
 			t.Errorf("config %+v, batches %+v", cfg, c.BatchConfig())
 		}
 	})

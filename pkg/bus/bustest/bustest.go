@@ -203,3 +203,24 @@ func PublishRaw(t testing.TB, exchange, key string, p amqp.Publishing) {
 		t.Fatalf("bustest: publish to %s with %q: %v", exchange, key, err)
 	}
 }
+
+// QueueType is the type of an existing queue (quorum or classic), declared again by declare
+// as a queue of the type asked (as the bus does, with the same arguments otherwise). The
+// broker does not tell a queue's type on a passive declare, but it refuses a declaration
+// of another type (PRECONDITION_FAILED).
+func QueueType(t testing.TB, declare func(ch *amqp.Channel, as bus.QueueType) error) bus.QueueType {
+	t.Helper()
+	err := declare(Channel(t), bus.QueueQuorum)
+	var amqpErr *amqp.Error
+	switch {
+	case err == nil:
+		return bus.QueueQuorum
+	case errors.As(err, &amqpErr) && amqpErr.Code == amqp.PreconditionFailed:
+		if err := declare(Channel(t), bus.QueueClassic); err != nil {
+			t.Fatalf("bustest: the queue is neither quorum nor classic: %v", err)
+		}
+		return bus.QueueClassic
+	}
+	t.Fatalf("bustest: queue type: %v", err)
+	return ""
+}

@@ -98,6 +98,14 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	wg.Go(func() { a.RunSweeper(sweepCtx, c.MediaSweepInterval) })
 	s.closers = append(s.closers, func() { stopSweep(); wg.Wait() })
 
+	if c.AMQPURL != "" {
+		// The broker's state on /metrics only: readiness does not depend on it (README).
+		watchCtx, stopWatch := context.WithCancel(context.Background())
+		s.closers = append(s.closers, stopWatch)
+		if err := bus.WatchBroker(watchCtx, c.AMQPURL).Register(tel.Registry, "broker"); err != nil {
+			return nil, err
+		}
+	}
 	// Ready needs the database only: when the object storage blips, media operations answer
 	// 503 (store.S3) while every pod stays in the Service and the catalog keeps serving.
 	s.http, err = httpapi.NewHTTP(a, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: pool.Ping, HTTP: c.HTTP})

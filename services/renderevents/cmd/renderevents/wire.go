@@ -121,6 +121,11 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("events consumer: %w", err)
 	}
+	if d.Telemetry != nil {
+		if err := s.Consumer.Connection().Register(d.Telemetry.Registry, "events_consumer"); err != nil {
+			return nil, err
+		}
+	}
 	s.Progress, err = busapi.NewProgressConsumer(bcfg, metrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
@@ -149,14 +154,15 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	return s, nil
 }
 
-// readiness: the database answers and the consumers are running.
+// readiness: the database answers, the consumers are running and the events consumer has
+// not lost the broker for longer than CONSUMER_READY_GRACE (see the README).
 func (s *Service) readiness(ctx context.Context) error {
 	if err := s.Store.Ping(ctx); err != nil {
 		return err
 	}
 	select {
 	case <-s.ready:
-		return nil
+		return s.Consumer.Connection().Check(s.cfg.ConsumerReadyGrace)(ctx)
 	default:
 		return errors.New("the consumers are not running yet")
 	}
