@@ -563,10 +563,16 @@ func TestBuiltInRoutes(t *testing.T) {
 		!strings.Contains(r.body, `"version":"`+bi.Version+`"`) || !strings.Contains(r.body, `"go_version":"`+bi.GoVersion+`"`) {
 		t.Fatalf("healthz %d %s: want ok with the build", r.status, r.body)
 	}
-	t.Run("readyz is 503 while a dependency is down, without its address", func(t *testing.T) {
+	t.Run("readyz is 503 while a dependency is down, without its address, logged once as a warning", func(t *testing.T) {
+		before := len(f.logs.String())
 		r := do(t, "GET", f.url+"/readyz", "", "", "")
 		if r.status != 503 || strings.Contains(r.body, "10.0.0.7") {
 			t.Fatalf("readyz %d %s", r.status, r.body)
+		}
+		logged := f.logs.String()[before:]
+		if n := strings.Count(logged, `"level":"WARN"`); n != 1 || strings.Contains(logged, `"level":"ERROR"`) ||
+			!strings.Contains(logged, "not ready") {
+			t.Fatalf("want one warning naming the state and no error, logged:\n%s", logged)
 		}
 	})
 	mu.Lock()

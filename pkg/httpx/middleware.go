@@ -172,10 +172,10 @@ func observe(log *slog.Logger, m *metrics) echo.MiddlewareFunc {
 
 			level := slog.LevelInfo
 			switch {
+			case quietPaths[req.URL.Path] && (res.Status < 500 || res.Status == http.StatusServiceUnavailable):
+				level = slog.LevelDebug // a probe's 503 is logged once, as "not ready"
 			case res.Status >= 500:
 				level = slog.LevelError
-			case quietPaths[req.URL.Path]:
-				level = slog.LevelDebug
 			}
 			log.LogAttrs(req.Context(), level, "http request",
 				slog.String("method", req.Method),

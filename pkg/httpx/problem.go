@@ -170,7 +170,9 @@ func errorHandler(service string, log *slog.Logger, hints *pathHints) echo.HTTPE
 		if p.Status == http.StatusRequestTimeout {
 			c.Response().Header().Set(echo.HeaderConnection, "close")
 		}
-		if internal {
+		// A probe's 503 is an expected state, already logged once as "not ready".
+		notReady := quietPaths[req.URL.Path] && p.Status == http.StatusServiceUnavailable
+		if internal && !notReady {
 			log.ErrorContext(req.Context(), "request failed", slog.String("error", err.Error()),
 				slog.String("method", req.Method), slog.String("path", req.URL.Path))
 		}

@@ -142,8 +142,9 @@ func New(opts Options) (*echo.Echo, error) {
 	e.GET("/readyz", func(c echo.Context) error {
 		if opts.Ready != nil {
 			if err := opts.Ready(c.Request().Context()); err != nil {
+				// Not ready is an expected state (start-up, a dependency away): one warning.
+				log.WarnContext(c.Request().Context(), "not ready", slog.String("error", err.Error()))
 				if _, ok := errs.As(err); !ok {
-					log.WarnContext(c.Request().Context(), "not ready", slog.String("error", err.Error()))
 					err = errs.Wrap(errs.Unavailable, "a dependency is not reachable", err)
 				}
 				return err
