@@ -94,12 +94,18 @@ func TestATransientRouterDropsFailingMessagesOnceCountsThemByReasonAndLogsAtABou
 	if n := calls.Load(); n != 5 {
 		t.Errorf("the handler ran %d times, want 5: once per enveloped message, never a retry", n)
 	}
+	// The handled counter moves once the handler has returned, after it reported the tick.
+	handled := `bus_messages_handled_total{event_type="test.tick.v1"}`
 	got := counterValues(t, reg)
+	for deadline := time.Now().Add(5 * time.Second); got[handled] < 1 && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond)
+		got = counterValues(t, reg)
+	}
 	for key, want := range map[string]float64{
 		`bus_messages_dropped_total{event_type="unknown"}{reason="invalid_envelope"}`:     1,
 		`bus_messages_dropped_total{event_type="test.tick.v1"}{reason="invalid_payload"}`: 2,
 		`bus_messages_dropped_total{event_type="test.tick.v1"}{reason="failed"}`:          2,
-		`bus_messages_handled_total{event_type="test.tick.v1"}`:                           1,
+		handled: 1,
 	} {
 		if got[key] != want {
 			t.Errorf("%s = %v, want %v", key, got[key], want)
