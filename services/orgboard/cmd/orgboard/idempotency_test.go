@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"sync"
 	"testing"
 
 	"github.com/google/uuid"
@@ -21,7 +22,8 @@ import (
 
 func TestARetriedOrganizationCreationWithOneIdempotencyKeyCreatesOneOrganization(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	var purger sync.WaitGroup
+	defer func() { cancel(); purger.Wait() }()
 	var c Config
 	if err := config.Load(&c); err != nil {
 		t.Fatal(err)
@@ -45,7 +47,7 @@ func TestARetriedOrganizationCreationWithOneIdempotencyKeyCreatesOneOrganization
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := withIdempotency(ctx, e, svc.pool, c, log); err != nil {
+	if err := withIdempotency(ctx, &purger, e, svc.pool, c, log); err != nil {
 		t.Fatal(err)
 	}
 	spec, err := orgboardserver.GetSpec()

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
@@ -63,7 +64,11 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := withIdempotency(ctx, e, svc.pool, c, log); err != nil {
+	// The key purger stops, and is waited for, before the pool closes.
+	purgeCtx, stopPurge := context.WithCancel(ctx)
+	var purger sync.WaitGroup
+	defer func() { stopPurge(); purger.Wait() }()
+	if err := withIdempotency(purgeCtx, &purger, e, svc.pool, c, log); err != nil {
 		return err
 	}
 	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain, httpx.WithMetrics(c.Common, tel))

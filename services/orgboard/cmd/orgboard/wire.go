@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -85,7 +86,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (service, error) {
 
 // withIdempotency makes the operations of the spec that declare the Idempotency-Key header
 // answer retries from the keys stored in pool, and purges expired keys until ctx ends.
-func withIdempotency(ctx context.Context, e *echo.Echo, pool *pgxpool.Pool, c Config, log *slog.Logger) error {
+func withIdempotency(ctx context.Context, wg *sync.WaitGroup, e *echo.Echo, pool *pgxpool.Pool, c Config, log *slog.Logger) error {
 	doc, err := specs.OpenAPI("orgboard")
 	if err != nil {
 		return err
@@ -94,6 +95,6 @@ func withIdempotency(ctx context.Context, e *echo.Echo, pool *pgxpool.Pool, c Co
 	if err := keys.Apply(e, doc); err != nil {
 		return err
 	}
-	go keys.RunPurger(ctx, c.IdempotencyPurgeInterval)
+	wg.Go(func() { keys.RunPurger(ctx, c.IdempotencyPurgeInterval) })
 	return nil
 }
