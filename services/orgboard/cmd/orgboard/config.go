@@ -3,6 +3,7 @@ package main
 import (
 	"time"
 
+	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/idempotency"
 )
@@ -19,6 +20,12 @@ type Config struct {
 	ToolCallTimeout   time.Duration `env:"TOOL_CALL_TIMEOUT" envDefault:"30s" desc:"time limit of a governed tool call"`
 	ToolTestTimeout   time.Duration `env:"TOOL_TEST_TIMEOUT" envDefault:"10s" desc:"time limit of a tool-server connectivity test"`
 	ToolDiscoveryTime time.Duration `env:"TOOL_DISCOVERY_TIMEOUT" envDefault:"10s" desc:"time limit of the tool discovery of one server while a run is prepared"`
+
+	// EnvConfig is the bus: the event of every audited change goes out on EVENTS_EXCHANGE
+	// through the outbox; consumed events come in through the queue <BUS_SERVICE>.events.
+	bus.EnvConfig
+
+	EventsDefaultTenant string `env:"EVENTS_DEFAULT_TENANT_ID" envDefault:"00000000-0000-0000-0000-000000000001" desc:"tenant_id of events caused by a caller without a tenant (a service token bound to none)"`
 }
 
 func loadConfig() (Config, error) {

@@ -5,25 +5,21 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"sync"
 	"testing"
 
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
-	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
-	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 )
 
 func TestARetriedOrganizationCreationWithOneIdempotencyKeyCreatesOneOrganization(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	var purger sync.WaitGroup
-	defer func() { cancel(); purger.Wait() }()
+	ctx := context.Background()
 	var c Config
 	if err := config.Load(&c); err != nil {
 		t.Fatal(err)
@@ -31,25 +27,16 @@ func TestARetriedOrganizationCreationWithOneIdempotencyKeyCreatesOneOrganization
 	_, c.DatabaseURL = pgtest.NewDB(t, migrationSets()...)
 	c.MigrateOnStart = false
 	c.SealKeys = "test:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	b := bustest.Config(t)
+	c.AMQPURL, c.Service, c.EventsExchange, c.DeadLetterExchange = b.AMQPURL, b.Service, b.EventsExchange, b.DeadLetterExchange
 	issuer := authtest.New(t)
 	issuer.Configure(&c.Common)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	svc, err := wire(ctx, c, log)
+	svc, err := wire(ctx, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer svc.pool.Close()
-	authn, err := auth.FromConfig(c.Common)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := httpapi.NewHTTP(svc.app, httpapi.HTTPOptions{Auth: authn, Logger: log, Ready: svc.pool.Ping})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := withIdempotency(ctx, &purger, e, svc.pool, c, log); err != nil {
-		t.Fatal(err)
-	}
+	defer svc.close()
+	e := svc.http
 	spec, err := orgboardserver.GetSpec()
 	if err != nil {
 		t.Fatal(err)

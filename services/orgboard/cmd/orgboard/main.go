@@ -13,15 +13,12 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"sync"
 
-	"github.com/videotpl/platform/pkg/auth"
 	"github.com/videotpl/platform/pkg/cli"
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/telemetry"
-	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 )
 
 func main() {
@@ -34,44 +31,20 @@ func main() {
 	))
 }
 
-// run serves the HTTP API until ctx ends (SIGTERM), then drains and closes.
+// run serves the HTTP API until ctx ends (SIGTERM), then drains and stops what wire started.
 func run(ctx context.Context) error {
 	c, err := loadConfig()
 	if err != nil {
 		return err
 	}
-	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
+	log := telemetry.ServiceLogger(serviceName, c.LogLevel)
 	slog.SetDefault(log)
-	tel, err := telemetry.Setup(ctx, "orgboard", telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	s, err := wire(ctx, c, log)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), c.ShutdownDrain)
-		defer cancel()
-		_ = tel.Shutdown(sctx)
-	}()
-	authn, err := auth.FromConfig(c.Common)
-	if err != nil {
-		return err
-	}
-	svc, err := wire(ctx, c, log)
-	if err != nil {
-		return err
-	}
-	defer svc.pool.Close()
-	e, err := httpapi.NewHTTP(svc.app, httpapi.HTTPOptions{Auth: authn, Logger: log, Telemetry: tel, Ready: svc.pool.Ping, HTTP: c.HTTP})
-	if err != nil {
-		return err
-	}
-	// The key purger stops, and is waited for, before the pool closes.
-	purgeCtx, stopPurge := context.WithCancel(ctx)
-	var purger sync.WaitGroup
-	defer func() { stopPurge(); purger.Wait() }()
-	if err := withIdempotency(purgeCtx, &purger, e, svc.pool, c, log); err != nil {
-		return err
-	}
-	return httpx.Serve(ctx, e, c.HTTPAddr, log, c.ShutdownDrain, httpx.WithMetrics(c.Common, tel))
+	defer s.close()
+	return httpx.Serve(ctx, s.http, c.HTTPAddr, log, c.ShutdownDrain, httpx.WithMetrics(c.Common, s.tel))
 }
 
 func migrate(ctx context.Context) error {

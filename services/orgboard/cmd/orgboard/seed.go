@@ -32,7 +32,7 @@ func seed(ctx context.Context, args []string) error {
 		return err
 	}
 	log := telemetry.ServiceLogger("orgboard", c.LogLevel)
-	svc, err := wire(ctx, c, log)
+	svc, err := buildCore(ctx, c, log)
 	if err != nil {
 		return err
 	}

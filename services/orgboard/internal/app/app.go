@@ -22,6 +22,7 @@ type App struct {
 	limits Limits
 	log    *slog.Logger
 	clock  func() time.Time
+	tenant uuid.UUID
 }
 
 // Deps are what an App is built on; every one is required.
@@ -39,6 +40,9 @@ type Deps struct {
 	Logger *slog.Logger
 	// Clock is the time source.
 	Clock func() time.Time
+	// DefaultTenantID is the tenant_id of the events a caller without a tenant causes (a
+	// service token bound to none, the seeding).
+	DefaultTenantID uuid.UUID
 }
 
 // Limits bound the calls the service makes to tool servers and model connections.
@@ -57,7 +61,7 @@ type Limits struct {
 // New returns an App on d.
 func New(d Deps) *App {
 	return &App{store: d.Store, sealer: d.Sealer, models: d.Models, tools: d.Tools, urls: d.URLs,
-		limits: d.Limits, log: d.Logger, clock: d.Clock}
+		limits: d.Limits, log: d.Logger, clock: d.Clock, tenant: d.DefaultTenantID}
 }
 
 // now is the current time in UTC at the database's precision, so that what a command returns
@@ -78,6 +82,20 @@ func (a *App) newID() uuid.UUID {
 // transaction that makes the change, so the entry commits or rolls back with it.
 func (a *App) audit(ctx context.Context, s domain.Store, actor domain.Actor, rec domain.Record) error {
 	return s.AppendAudit(ctx, domain.NewAuditEntry(a.newID(), actor, rec, a.now()))
+}
+
+// publish writes the event p, caused by actor, to the outbox through s -- the Store of the
+// transaction that makes the change, so the event is published if and only if it commits.
+func (a *App) publish(ctx context.Context, s domain.Store, actor domain.Actor, p domain.EventPayload) error {
+	return s.PublishEvent(ctx, domain.Event{TenantID: a.tenantOf(actor), UserID: actor.UserIDPtr(), Payload: p})
+}
+
+// tenantOf is the tenant of the events actor causes: its token's, or the configured default.
+func (a *App) tenantOf(actor domain.Actor) uuid.UUID {
+	if actor.TenantID != uuid.Nil {
+		return actor.TenantID
+	}
+	return a.tenant
 }
 
 // standing loads what actor holds along scope. A service with the admin scope holds Owner

@@ -13,7 +13,6 @@ import (
 
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -26,7 +25,7 @@ import (
 
 func newApp(t *testing.T) (*app.App, *pgxpool.Pool) {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
+	pool, _ := pgtest.NewDB(t, migrations.Sets()...)
 	policy, err := egress.ParseAllowList("")
 	if err != nil {
 		t.Fatal(err)
@@ -34,14 +33,15 @@ func newApp(t *testing.T) (*app.App, *pgxpool.Pool) {
 	transport := policy.Transport()
 	t.Cleanup(transport.CloseIdleConnections)
 	a := app.New(app.Deps{
-		Store:  store.New(pool),
-		Sealer: seal.Ephemeral(),
-		Models: modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
-		Tools:  mcp.New(transport, "orgboard-test", "0"),
-		URLs:   store.URLs(policy),
-		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		Clock:  time.Now,
+		Store:           store.New(pool),
+		Sealer:          seal.Ephemeral(),
+		Models:          modelgw.New(&http.Client{Transport: transport}, 10*time.Second),
+		Tools:           mcp.New(transport, "orgboard-test", "0"),
+		URLs:            store.URLs(policy),
+		Limits:          app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second},
+		Logger:          slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Clock:           time.Now,
+		DefaultTenantID: uuid.MustParse("00000000-0000-0000-0000-000000000001"),
 	})
 	return a, pool
 }

@@ -28,6 +28,9 @@ type Actor struct {
 	Name string
 	// Admin is a service holding AdminScope.
 	Admin bool
+	// TenantID is the tenant of the caller's token (uuid.Nil when it names none): the tenant of
+	// the events the caller causes.
+	TenantID uuid.UUID
 }
 
 // UserActor is a user authenticated by a JWT.

@@ -12,6 +12,7 @@ type Store interface {
 
 	AccessStore
 	AuditStore
+	EventStore
 	OrganizationStore
 	StructureStore
 	TeamStore

@@ -23,7 +23,6 @@ import (
 	"github.com/videotpl/platform/pkg/auth/authtest"
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -66,7 +65,7 @@ func TestMain(m *testing.M) {
 // startSuite starts the shared service: real adapters, tool servers and model connections
 // allowed on loopback (where the tests' stand-ins listen), the builtin profiles seeded.
 func startSuite(tb testing.TB) {
-	pool, _ := pgtest.NewDB(tb, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
+	pool, _ := pgtest.NewDB(tb, migrations.Sets()...)
 	suite.pool = pool
 	suite.logs, suite.responses = &lockedBuffer{}, &lockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(suite.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -170,8 +169,9 @@ func newApp(t testing.TB, pool *pgxpool.Pool, log *slog.Logger, policy *egress.P
 		URLs:   store.URLs(policy),
 		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second,
 			RunClaim: time.Minute},
-		Logger: log,
-		Clock:  time.Now,
+		Logger:          log,
+		Clock:           time.Now,
+		DefaultTenantID: uuid.MustParse("00000000-0000-0000-0000-000000000001"),
 	})
 }
 

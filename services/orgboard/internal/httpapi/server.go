@@ -36,8 +36,10 @@ func ActorOf(ctx context.Context) (domain.Actor, error) {
 	if !ok {
 		return domain.Actor{}, errs.E(errs.Unauthenticated, "a bearer token is required")
 	}
+	a := domain.UserActor(p.UserID)
 	if p.Kind == auth.Service {
-		return domain.ServiceActor(p.Name, p.HasScope(domain.AdminScope)), nil
+		a = domain.ServiceActor(p.Name, p.HasScope(domain.AdminScope))
 	}
-	return domain.UserActor(p.UserID), nil
+	a.TenantID = p.TenantID
+	return a, nil
 }

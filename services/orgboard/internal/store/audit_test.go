@@ -9,7 +9,6 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/errs"
-	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/store"
@@ -18,7 +17,7 @@ import (
 
 func newStore(t *testing.T) (*store.Store, func(string, ...any) error) {
 	t.Helper()
-	pool, _ := pgtest.NewDB(t, pgxdb.Migrations{Name: "orgboard", FS: migrations.FS})
+	pool, _ := pgtest.NewDB(t, migrations.Sets()...)
 	exec := func(sql string, args ...any) error {
 		_, err := pool.Exec(context.Background(), sql, args...)
 		return err

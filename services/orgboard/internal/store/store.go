@@ -18,7 +18,8 @@ import (
 type Store struct {
 	pool *pgxpool.Pool
 	q    *orgboarddb.Queries
-	inTx bool
+	// tx is the transaction of a Store made by InTx, nil on the pool.
+	tx pgx.Tx
 }
 
 var _ domain.Store = (*Store)(nil)
@@ -29,11 +30,11 @@ func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: orgboarddb.Ne
 // InTx runs fn with a Store bound to a new transaction; committed when fn returns nil. Inside a
 // transaction it runs fn in that same transaction.
 func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
-	if s.inTx {
+	if s.tx != nil {
 		return fn(s)
 	}
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, q: orgboarddb.New(tx), inTx: true})
+		return fn(&Store{pool: s.pool, q: orgboarddb.New(tx), tx: tx})
 	})
 }
 
