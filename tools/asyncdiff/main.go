@@ -1,8 +1,9 @@
 // Command asyncdiff compares two AsyncAPI documents. By default it reports the breaking
 // changes and exits 1 when there is any. Breaking, for an event catalogue read by consumers
 // who validate strictly: a channel, message or schema property removed; a type or format
-// changed; a field newly required or no longer required; an enum value removed or added; a
-// bound tightened. Adding an optional property, a message or a channel is not breaking.
+// changed; a field newly required or no longer required; an enum value removed, or added
+// where a consumer can receive it (not to a property a message fixes with a const, such as
+// the producer of each message); a bound tightened. Adding an optional property, a message or a channel is not breaking.
 // An upper bound (maximum, maxLength, maxItems) set on a field that had none is possibly
 // breaking, as oasdiff rates a first bound on a request property: a producer sending larger
 // values must keep within it. It is printed after the breaking changes, each line starting
@@ -94,6 +95,7 @@ func compare(oldDoc, newDoc map[string]any, level level) []string {
 				d.add(true, "components.%s.%s removed", kind, name)
 				continue
 			}
+			d.inMessages = kind == "messages"
 			if kind == "messages" {
 				d.schema("components.messages."+name+".payload", asMap(o)["payload"], asMap(n)["payload"], 0)
 			} else {
@@ -121,7 +123,7 @@ var allOfStep = regexp.MustCompile(`\.allOf\[\d+\]([.\[])`)
 // changes, the ones Diff reports, end in "(breaking)"; the ones Warnings reports in
 // "(possibly breaking)".
 func Changelog(oldDoc, newDoc map[string]any) []string {
-	d := differ{oldRoot: oldDoc, newRoot: newDoc}
+	d := differ{oldRoot: oldDoc, newRoot: newDoc, inMessages: true}
 	d.sections()
 	oldMsgs := asMap(asMap(oldDoc["components"])["messages"])
 	newMsgs := asMap(asMap(newDoc["components"])["messages"])
@@ -179,6 +181,14 @@ type change struct {
 type differ struct {
 	oldRoot, newRoot map[string]any
 	out              []change
+	// inMessages is set while a message's payload is compared: an enum value added breaks a
+	// consumer only where it can receive it, so the comparison of the component schemas
+	// leaves that rating to the messages that use them.
+	inMessages bool
+	// pinned holds the paths of properties whose value a sibling allOf member fixes with a
+	// const (e.g. the producer of each message): a value added to their enum never reaches a
+	// consumer of that message.
+	pinned map[string]bool
 }
 
 func (d *differ) add(isBreaking bool, format string, args ...any) {
@@ -248,8 +258,14 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 			}
 		}
 		for v := range ne {
-			if !oe[v] && len(oe) > 0 {
+			switch {
+			case oe[v] || len(oe) == 0:
+			case d.inMessages && !d.pinned[path]:
 				d.add(true, "%s: enum value %s added (strict consumers refuse it)", path, v)
+			case d.pinned[path]:
+				d.add(false, "%s: enum value %s added (the message fixes the value with a const)", path, v)
+			default:
+				d.add(false, "%s: enum value %s added", path, v)
 			}
 		}
 	}
@@ -304,6 +320,9 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 	}
 	for _, k := range []string{"allOf", "oneOf", "anyOf"} {
 		ol, nl := asList(o[k]), asList(n[k])
+		if k == "allOf" {
+			d.pinConsts(path, nl)
+		}
 		for i := range ol {
 			if i >= len(nl) {
 				d.add(true, "%s.%s[%d] removed", path, k, i)
@@ -313,6 +332,30 @@ func (d *differ) schema(path string, oldV, newV any, depth int) {
 		}
 		for i := len(ol); i < len(nl); i++ {
 			d.add(false, "%s.%s[%d] added", path, k, i)
+		}
+	}
+}
+
+// pinConsts marks, in every member of the allOf list members at path, the properties that one
+// of the members fixes with a const in the new document.
+func (d *differ) pinConsts(path string, members []any) {
+	var names []string
+	for _, m := range members {
+		for name, p := range asMap(resolve(d.newRoot, m)["properties"]) {
+			if _, ok := asMap(p)["const"]; ok {
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return
+	}
+	if d.pinned == nil {
+		d.pinned = map[string]bool{}
+	}
+	for i := range members {
+		for _, name := range names {
+			d.pinned[fmt.Sprintf("%s.allOf[%d].%s", path, i, name)] = true
 		}
 	}
 }

@@ -143,3 +143,51 @@ func TestChangelogListsMessagesAndFieldsAndMarksTheBreakingOnes(t *testing.T) {
 		t.Fatalf("unchanged documents: want no entry, got %v", got)
 	}
 }
+
+const producers = `
+asyncapi: 3.0.0
+channels:
+  events: {address: events}
+components:
+  messages:
+    JobDoneV1:
+      name: job.done.v1
+      payload:
+        allOf:
+          - $ref: '#/components/schemas/Envelope'
+          - type: object
+            properties:
+              producer: {const: render}
+              data: {$ref: '#/components/schemas/JobDone'}
+  schemas:
+    Envelope:
+      type: object
+      properties:
+        producer: {$ref: '#/components/schemas/Producer'}
+    Producer:
+      type: string
+      enum: [render]
+    JobDone:
+      type: object
+      properties:
+        step: {type: string, enum: [Queued, Done]}
+`
+
+// A new producer widens the envelope's enum, but each message fixes its producer with a const:
+// no consumer of an existing message can receive the new value. A value added to a payload
+// field a consumer receives stays breaking.
+func TestAnEnumValueAddedIsBreakingOnlyWhereAConsumerCanReceiveIt(t *testing.T) {
+	newProducer := strings.NewReplacer(
+		"      enum: [render]\n", "      enum: [render, board]\n",
+		"  schemas:\n", "    BoardDoneV1:\n      name: board.done.v1\n      payload:\n        allOf:\n"+
+			"          - $ref: '#/components/schemas/Envelope'\n          - type: object\n            properties:\n"+
+			"              producer: {const: board}\n  schemas:\n",
+	).Replace(producers)
+	if got := Diff(doc(t, producers), doc(t, newProducer)); len(got) != 0 {
+		t.Errorf("a new producer with its own messages: want no breaking change, got %v", got)
+	}
+	newStep := strings.Replace(producers, "enum: [Queued, Done]", "enum: [Queued, Done, Lost]", 1)
+	if got := strings.Join(Diff(doc(t, producers), doc(t, newStep)), "\n"); !strings.Contains(got, "enum value Lost added") {
+		t.Errorf("a value added to a received field: want it breaking, got %q", got)
+	}
+}
