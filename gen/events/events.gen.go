@@ -37,6 +37,62 @@ const (
 	IdentityUserEmailVerifiedV1 = "identity.user.email_verified.v1"
 	// IdentityUserRegisteredV1 is identity.user.registered.v1: A new user account was created in any tenant.
 	IdentityUserRegisteredV1 = "identity.user.registered.v1"
+	// OrgboardAgentConfiguredV1 is orgboard.agent.configured.v1: The AI agent of a seat was created or changed.
+	OrgboardAgentConfiguredV1 = "orgboard.agent.configured.v1"
+	// OrgboardAgentProfileForkedV1 is orgboard.agent_profile.forked.v1: A profile was forked into an organization's library.
+	OrgboardAgentProfileForkedV1 = "orgboard.agent_profile.forked.v1"
+	// OrgboardAgentProfileInstalledV1 is orgboard.agent_profile.installed.v1: A marketplace profile was installed into an organization's library.
+	OrgboardAgentProfileInstalledV1 = "orgboard.agent_profile.installed.v1"
+	// OrgboardAgentProfilePublishedV1 is orgboard.agent_profile.published.v1: A profile was published (to the marketplace when Public).
+	OrgboardAgentProfilePublishedV1 = "orgboard.agent_profile.published.v1"
+	// OrgboardAgentProfileUnpublishedV1 is orgboard.agent_profile.unpublished.v1: A profile was unpublished and left the marketplace.
+	OrgboardAgentProfileUnpublishedV1 = "orgboard.agent_profile.unpublished.v1"
+	// OrgboardAgentProfileUploadedV1 is orgboard.agent_profile.uploaded.v1: An AGENTS.md profile was uploaded into an organization's library.
+	OrgboardAgentProfileUploadedV1 = "orgboard.agent_profile.uploaded.v1"
+	// OrgboardAgentRunApprovedV1 is orgboard.agent_run.approved.v1: The draft of an agent run was edited and approved.
+	OrgboardAgentRunApprovedV1 = "orgboard.agent_run.approved.v1"
+	// OrgboardAgentRunExecutedV1 is orgboard.agent_run.executed.v1: An agent run called its model connection and drafted (or failed).
+	OrgboardAgentRunExecutedV1 = "orgboard.agent_run.executed.v1"
+	// OrgboardAgentRunPreparedV1 is orgboard.agent_run.prepared.v1: The prompt of an agent run was assembled.
+	OrgboardAgentRunPreparedV1 = "orgboard.agent_run.prepared.v1"
+	// OrgboardApiConfigCreatedV1 is orgboard.api_config.created.v1: A model connection (bring your own key) was registered.
+	OrgboardApiConfigCreatedV1 = "orgboard.api_config.created.v1"
+	// OrgboardApiConfigDeletedV1 is orgboard.api_config.deleted.v1: A model connection was deleted.
+	OrgboardApiConfigDeletedV1 = "orgboard.api_config.deleted.v1"
+	// OrgboardDivisionCreatedV1 is orgboard.division.created.v1: A division was added to an organization's structure.
+	OrgboardDivisionCreatedV1 = "orgboard.division.created.v1"
+	// OrgboardInvitationCreatedV1 is orgboard.invitation.created.v1: A person (by email) or a user was invited into an organization.
+	OrgboardInvitationCreatedV1 = "orgboard.invitation.created.v1"
+	// OrgboardMemberJoinedV1 is orgboard.member.joined.v1: A user accepted an invitation and joined the organization.
+	OrgboardMemberJoinedV1 = "orgboard.member.joined.v1"
+	// OrgboardOrganizationCreatedV1 is orgboard.organization.created.v1: An organization was created; its creator is its first Owner.
+	OrgboardOrganizationCreatedV1 = "orgboard.organization.created.v1"
+	// OrgboardProductCreatedV1 is orgboard.product.created.v1: A product or service was added to an organization's structure.
+	OrgboardProductCreatedV1 = "orgboard.product.created.v1"
+	// OrgboardProductIdentityUpdatedV1 is orgboard.product.identity.updated.v1: A new version of a product's identity brief was written.
+	OrgboardProductIdentityUpdatedV1 = "orgboard.product.identity.updated.v1"
+	// OrgboardSeatCreatedV1 is orgboard.seat.created.v1: A seat was added to a team.
+	OrgboardSeatCreatedV1 = "orgboard.seat.created.v1"
+	// OrgboardTaskAssignedV1 is orgboard.task.assigned.v1: A work item was assigned to a member or an ai seat, or unassigned.
+	OrgboardTaskAssignedV1 = "orgboard.task.assigned.v1"
+	// OrgboardTaskCreatedV1 is orgboard.task.created.v1: A work item was created on a team's board.
+	OrgboardTaskCreatedV1 = "orgboard.task.created.v1"
+	// OrgboardTaskMovedV1 is orgboard.task.moved.v1: A work item moved to another status of its board (PATCH /api/orgboard/tasks/{id}/move).
+	OrgboardTaskMovedV1 = "orgboard.task.moved.v1"
+	// OrgboardTeamCreatedV1 is orgboard.team.created.v1: A team was created in an organization.
+	OrgboardTeamCreatedV1 = "orgboard.team.created.v1"
+	// OrgboardTeamLeadAssignedV1 is orgboard.team.lead.assigned.v1: A user became Lead of a team.
+	OrgboardTeamLeadAssignedV1 = "orgboard.team.lead.assigned.v1"
+	// OrgboardTeamLeadRemovedV1 is orgboard.team.lead.removed.v1: A user is no longer Lead of a team.
+	OrgboardTeamLeadRemovedV1 = "orgboard.team.lead.removed.v1"
+	// OrgboardToolCalledV1 is orgboard.tool.called.v1: An agent called a tool through the governed gateway (called, refused or failed).
+	OrgboardToolCalledV1 = "orgboard.tool.called.v1"
+	// OrgboardToolServerCreatedV1 is orgboard.tool_server.created.v1: An MCP tool server was registered.
+	OrgboardToolServerCreatedV1 = "orgboard.tool_server.created.v1"
+	// OrgboardToolServerDeletedV1 is orgboard.tool_server.deleted.v1: An MCP tool server was deleted.
+	OrgboardToolServerDeletedV1 = "orgboard.tool_server.deleted.v1"
+	// OrgboardToolServerTestedV1 is orgboard.tool_server.tested.v1: The connectivity of an MCP tool server was tested.
+	OrgboardToolServerTestedV1 = "orgboard.tool_server.tested.v1"
 	// RenderJobCancelledV1 is render.job.cancelled.v1: The user cancelled the job before completion.
 	RenderJobCancelledV1 = "render.job.cancelled.v1"
 	// RenderJobCompletedV1 is render.job.completed.v1: A job produced an export. Consumers - notification, studio, file cleanup, tenant usage metering, webhook dispatcher.
@@ -69,27 +125,55 @@ var channels = map[string]*Channel{
 }
 
 var registry = map[string]eventInfo{
-	ContentSvgPreviewGeneratedV1: {producer: "content-service", channel: channels["events"], payload: newAs[ContentSvgPreviewGeneratedV1Payload], decode: decodeAs[ContentSvgPreviewGeneratedV1Payload]},
-	IdentityApiKeyCreatedV1:      {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyCreatedV1Payload], decode: decodeAs[IdentityApiKeyCreatedV1Payload]},
-	IdentityApiKeyRevokedV1:      {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyRevokedV1Payload], decode: decodeAs[IdentityApiKeyRevokedV1Payload]},
-	IdentityPaymentFailedV1:      {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentFailedV1Payload], decode: decodeAs[IdentityPaymentFailedV1Payload]},
-	IdentityPaymentRefundedV1:    {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentRefundedV1Payload], decode: decodeAs[IdentityPaymentRefundedV1Payload]},
-	IdentityPaymentSucceededV1:   {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentSucceededV1Payload], decode: decodeAs[IdentityPaymentSucceededV1Payload]},
-	IdentityPlanActivatedV1:      {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanActivatedV1Payload], decode: decodeAs[IdentityPlanActivatedV1Payload]},
-	IdentityPlanExpiredV1:        {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanExpiredV1Payload], decode: decodeAs[IdentityPlanExpiredV1Payload]},
-	IdentityTenantCreatedV1:      {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantCreatedV1Payload], decode: decodeAs[IdentityTenantCreatedV1Payload]},
-	IdentityTenantSuspendedV1:    {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantSuspendedV1Payload], decode: decodeAs[IdentityTenantSuspendedV1Payload]},
-	IdentityUserBannedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserBannedV1Payload], decode: decodeAs[IdentityUserBannedV1Payload]},
-	IdentityUserEmailVerifiedV1:  {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserEmailVerifiedV1Payload], decode: decodeAs[IdentityUserEmailVerifiedV1Payload]},
-	IdentityUserRegisteredV1:     {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserRegisteredV1Payload], decode: decodeAs[IdentityUserRegisteredV1Payload]},
-	RenderJobCancelledV1:         {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCancelledV1Payload], decode: decodeAs[RenderJobCancelledV1Payload]},
-	RenderJobCompletedV1:         {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCompletedV1Payload], decode: decodeAs[RenderJobCompletedV1Payload]},
-	RenderJobFailedV1:            {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobFailedV1Payload], decode: decodeAs[RenderJobFailedV1Payload]},
-	RenderJobProgressV1:          {producer: "render-orchestrator", channel: channels["render.progress"], payload: newAs[RenderJobProgressV1Payload], decode: decodeAs[RenderJobProgressV1Payload]},
-	RenderJobQueuedV1:            {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobQueuedV1Payload], decode: decodeAs[RenderJobQueuedV1Payload]},
-	RenderJobStartedV1:           {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobStartedV1Payload], decode: decodeAs[RenderJobStartedV1Payload]},
-	RenderSnapshotReadyV1:        {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotReadyV1Payload], decode: decodeAs[RenderSnapshotReadyV1Payload]},
-	RenderSnapshotRequestedV1:    {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotRequestedV1Payload], decode: decodeAs[RenderSnapshotRequestedV1Payload]},
+	ContentSvgPreviewGeneratedV1:      {producer: "content-service", channel: channels["events"], payload: newAs[ContentSvgPreviewGeneratedV1Payload], decode: decodeAs[ContentSvgPreviewGeneratedV1Payload]},
+	IdentityApiKeyCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyCreatedV1Payload], decode: decodeAs[IdentityApiKeyCreatedV1Payload]},
+	IdentityApiKeyRevokedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyRevokedV1Payload], decode: decodeAs[IdentityApiKeyRevokedV1Payload]},
+	IdentityPaymentFailedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentFailedV1Payload], decode: decodeAs[IdentityPaymentFailedV1Payload]},
+	IdentityPaymentRefundedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentRefundedV1Payload], decode: decodeAs[IdentityPaymentRefundedV1Payload]},
+	IdentityPaymentSucceededV1:        {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentSucceededV1Payload], decode: decodeAs[IdentityPaymentSucceededV1Payload]},
+	IdentityPlanActivatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanActivatedV1Payload], decode: decodeAs[IdentityPlanActivatedV1Payload]},
+	IdentityPlanExpiredV1:             {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanExpiredV1Payload], decode: decodeAs[IdentityPlanExpiredV1Payload]},
+	IdentityTenantCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantCreatedV1Payload], decode: decodeAs[IdentityTenantCreatedV1Payload]},
+	IdentityTenantSuspendedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantSuspendedV1Payload], decode: decodeAs[IdentityTenantSuspendedV1Payload]},
+	IdentityUserBannedV1:              {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserBannedV1Payload], decode: decodeAs[IdentityUserBannedV1Payload]},
+	IdentityUserEmailVerifiedV1:       {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserEmailVerifiedV1Payload], decode: decodeAs[IdentityUserEmailVerifiedV1Payload]},
+	IdentityUserRegisteredV1:          {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserRegisteredV1Payload], decode: decodeAs[IdentityUserRegisteredV1Payload]},
+	OrgboardAgentConfiguredV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentConfiguredV1Payload], decode: decodeAs[OrgboardAgentConfiguredV1Payload]},
+	OrgboardAgentProfileForkedV1:      {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileForkedV1Payload], decode: decodeAs[OrgboardAgentProfileForkedV1Payload]},
+	OrgboardAgentProfileInstalledV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileInstalledV1Payload], decode: decodeAs[OrgboardAgentProfileInstalledV1Payload]},
+	OrgboardAgentProfilePublishedV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfilePublishedV1Payload], decode: decodeAs[OrgboardAgentProfilePublishedV1Payload]},
+	OrgboardAgentProfileUnpublishedV1: {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUnpublishedV1Payload], decode: decodeAs[OrgboardAgentProfileUnpublishedV1Payload]},
+	OrgboardAgentProfileUploadedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUploadedV1Payload], decode: decodeAs[OrgboardAgentProfileUploadedV1Payload]},
+	OrgboardAgentRunApprovedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunApprovedV1Payload], decode: decodeAs[OrgboardAgentRunApprovedV1Payload]},
+	OrgboardAgentRunExecutedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunExecutedV1Payload], decode: decodeAs[OrgboardAgentRunExecutedV1Payload]},
+	OrgboardAgentRunPreparedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunPreparedV1Payload], decode: decodeAs[OrgboardAgentRunPreparedV1Payload]},
+	OrgboardApiConfigCreatedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigCreatedV1Payload], decode: decodeAs[OrgboardApiConfigCreatedV1Payload]},
+	OrgboardApiConfigDeletedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigDeletedV1Payload], decode: decodeAs[OrgboardApiConfigDeletedV1Payload]},
+	OrgboardDivisionCreatedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardDivisionCreatedV1Payload], decode: decodeAs[OrgboardDivisionCreatedV1Payload]},
+	OrgboardInvitationCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardInvitationCreatedV1Payload], decode: decodeAs[OrgboardInvitationCreatedV1Payload]},
+	OrgboardMemberJoinedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardMemberJoinedV1Payload], decode: decodeAs[OrgboardMemberJoinedV1Payload]},
+	OrgboardOrganizationCreatedV1:     {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardOrganizationCreatedV1Payload], decode: decodeAs[OrgboardOrganizationCreatedV1Payload]},
+	OrgboardProductCreatedV1:          {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductCreatedV1Payload], decode: decodeAs[OrgboardProductCreatedV1Payload]},
+	OrgboardProductIdentityUpdatedV1:  {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductIdentityUpdatedV1Payload], decode: decodeAs[OrgboardProductIdentityUpdatedV1Payload]},
+	OrgboardSeatCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardSeatCreatedV1Payload], decode: decodeAs[OrgboardSeatCreatedV1Payload]},
+	OrgboardTaskAssignedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskAssignedV1Payload], decode: decodeAs[OrgboardTaskAssignedV1Payload]},
+	OrgboardTaskCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskCreatedV1Payload], decode: decodeAs[OrgboardTaskCreatedV1Payload]},
+	OrgboardTaskMovedV1:               {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskMovedV1Payload], decode: decodeAs[OrgboardTaskMovedV1Payload]},
+	OrgboardTeamCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamCreatedV1Payload], decode: decodeAs[OrgboardTeamCreatedV1Payload]},
+	OrgboardTeamLeadAssignedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadAssignedV1Payload], decode: decodeAs[OrgboardTeamLeadAssignedV1Payload]},
+	OrgboardTeamLeadRemovedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadRemovedV1Payload], decode: decodeAs[OrgboardTeamLeadRemovedV1Payload]},
+	OrgboardToolCalledV1:              {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolCalledV1Payload], decode: decodeAs[OrgboardToolCalledV1Payload]},
+	OrgboardToolServerCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerCreatedV1Payload], decode: decodeAs[OrgboardToolServerCreatedV1Payload]},
+	OrgboardToolServerDeletedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerDeletedV1Payload], decode: decodeAs[OrgboardToolServerDeletedV1Payload]},
+	OrgboardToolServerTestedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerTestedV1Payload], decode: decodeAs[OrgboardToolServerTestedV1Payload]},
+	RenderJobCancelledV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCancelledV1Payload], decode: decodeAs[RenderJobCancelledV1Payload]},
+	RenderJobCompletedV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCompletedV1Payload], decode: decodeAs[RenderJobCompletedV1Payload]},
+	RenderJobFailedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobFailedV1Payload], decode: decodeAs[RenderJobFailedV1Payload]},
+	RenderJobProgressV1:               {producer: "render-orchestrator", channel: channels["render.progress"], payload: newAs[RenderJobProgressV1Payload], decode: decodeAs[RenderJobProgressV1Payload]},
+	RenderJobQueuedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobQueuedV1Payload], decode: decodeAs[RenderJobQueuedV1Payload]},
+	RenderJobStartedV1:                {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobStartedV1Payload], decode: decodeAs[RenderJobStartedV1Payload]},
+	RenderSnapshotReadyV1:             {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotReadyV1Payload], decode: decodeAs[RenderSnapshotReadyV1Payload]},
+	RenderSnapshotRequestedV1:         {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotRequestedV1Payload], decode: decodeAs[RenderSnapshotRequestedV1Payload]},
 }
 
 // envelope is the envelope schema's Go type, for the runtime helpers.
@@ -128,6 +212,61 @@ func (v ApiKeyEnvironment) Valid() bool {
 }
 
 func (ApiKeyEnvironment) allowed() string { return "Live, Test" }
+
+// OrgboardActorKind is an enumeration of the AsyncAPI document.
+//
+// Who made an orgboard change - a user (JWT), a service (service token) or the service itself (seeding).
+type OrgboardActorKind string
+
+// Values of OrgboardActorKind.
+const (
+	OrgboardActorKindUser    OrgboardActorKind = "user"
+	OrgboardActorKindService OrgboardActorKind = "service"
+	OrgboardActorKindSystem  OrgboardActorKind = "system"
+)
+
+// OrgboardActorKindValues lists every value of OrgboardActorKind in document order.
+func OrgboardActorKindValues() []OrgboardActorKind {
+	return []OrgboardActorKind{OrgboardActorKindUser, OrgboardActorKindService, OrgboardActorKindSystem}
+}
+
+// Valid reports whether v is one of the values of OrgboardActorKind.
+func (v OrgboardActorKind) Valid() bool {
+	switch v {
+	case OrgboardActorKindUser, OrgboardActorKindService, OrgboardActorKindSystem:
+		return true
+	}
+	return false
+}
+
+func (OrgboardActorKind) allowed() string { return "user, service, system" }
+
+// OrgboardScopeType is an enumeration of the AsyncAPI document.
+//
+// Where an orgboard change happened - in an organization, or in one of its teams.
+type OrgboardScopeType string
+
+// Values of OrgboardScopeType.
+const (
+	OrgboardScopeTypeOrganization OrgboardScopeType = "organization"
+	OrgboardScopeTypeTeam         OrgboardScopeType = "team"
+)
+
+// OrgboardScopeTypeValues lists every value of OrgboardScopeType in document order.
+func OrgboardScopeTypeValues() []OrgboardScopeType {
+	return []OrgboardScopeType{OrgboardScopeTypeOrganization, OrgboardScopeTypeTeam}
+}
+
+// Valid reports whether v is one of the values of OrgboardScopeType.
+func (v OrgboardScopeType) Valid() bool {
+	switch v {
+	case OrgboardScopeTypeOrganization, OrgboardScopeTypeTeam:
+		return true
+	}
+	return false
+}
+
+func (OrgboardScopeType) allowed() string { return "organization, team" }
 
 // PaymentAction is an enumeration of the AsyncAPI document.
 type PaymentAction string
@@ -251,7 +390,7 @@ func (PriorityQueue) allowed() string { return "snapshot, vip, paid, preview, mo
 
 // Producer is an enumeration of the AsyncAPI document.
 //
-// The publishing service. Constant render-orchestrator for render events; identity-service for identity events; content-service for content events.
+// The publishing service. Constant render-orchestrator for render events; identity-service for identity events; content-service for content events; orgboard for orgboard events.
 type Producer string
 
 // Values of Producer.
@@ -259,23 +398,26 @@ const (
 	ProducerRenderOrchestrator Producer = "render-orchestrator"
 	ProducerIdentityService    Producer = "identity-service"
 	ProducerContentService     Producer = "content-service"
+	ProducerOrgboard           Producer = "orgboard"
 )
 
 // ProducerValues lists every value of Producer in document order.
 func ProducerValues() []Producer {
-	return []Producer{ProducerRenderOrchestrator, ProducerIdentityService, ProducerContentService}
+	return []Producer{ProducerRenderOrchestrator, ProducerIdentityService, ProducerContentService, ProducerOrgboard}
 }
 
 // Valid reports whether v is one of the values of Producer.
 func (v Producer) Valid() bool {
 	switch v {
-	case ProducerRenderOrchestrator, ProducerIdentityService, ProducerContentService:
+	case ProducerRenderOrchestrator, ProducerIdentityService, ProducerContentService, ProducerOrgboard:
 		return true
 	}
 	return false
 }
 
-func (Producer) allowed() string { return "render-orchestrator, identity-service, content-service" }
+func (Producer) allowed() string {
+	return "render-orchestrator, identity-service, content-service, orgboard"
+}
 
 // RefundedTo is an enumeration of the AsyncAPI document.
 type RefundedTo string
@@ -608,7 +750,8 @@ func (p *ContentSvgPreviewGeneratedV1Payload) UnmarshalJSON(b []byte) error {
 // EventEnvelope is the schema EventEnvelope of the AsyncAPI document.
 //
 // The envelope of every event (the render envelope). Identity events use the same envelope with
-// producer `identity-service`, content events with producer `content-service`; render events carry
+// producer `identity-service`, content events with producer `content-service`, orgboard events with
+// producer `orgboard`; render events carry
 // producer `render-orchestrator`. `data` holds the event-specific
 // payload named by `event_type`. Consumers deduplicate by `event_id` and ignore unknown fields.
 type EventEnvelope struct {
@@ -1762,6 +1905,4283 @@ func (p *IdentityUserRegisteredV1Payload) UnmarshalJSON(b []byte) error {
 	if raw, ok := d.field("registered_with_mobile_app", false, false); ok {
 		if v, ok := d.bool("registered_with_mobile_app", raw); ok {
 			out.RegisteredWithMobileApp = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentConfiguredV1Payload is the schema OrgboardAgentConfiguredV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent.configured.v1: the audit entry of the change (agent.configured, target type agent): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentConfiguredV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_seat_id (optional, nullable)
+	BeforeSeatID *uuid.UUID `json:"before_seat_id,omitempty"`
+	// before_name (optional, nullable)
+	BeforeName *string `json:"before_name,omitempty"`
+	// before_monogram (optional, nullable)
+	BeforeMonogram *string `json:"before_monogram,omitempty"`
+	// before_autonomy (optional, nullable): suggest, draft or act.
+	BeforeAutonomy *string `json:"before_autonomy,omitempty"`
+	// before_api_config_id (optional, nullable): The model connection.
+	BeforeAPIConfigID *uuid.UUID `json:"before_api_config_id,omitempty"`
+	// before_fallback_api_config_id (optional, nullable): The fallback model connection.
+	BeforeFallbackAPIConfigID *uuid.UUID `json:"before_fallback_api_config_id,omitempty"`
+	// before_skill_keys (optional, nullable)
+	BeforeSkillKeys []string `json:"before_skill_keys,omitempty"`
+	// before_docs (optional, nullable)
+	BeforeDocs []string `json:"before_docs,omitempty"`
+	// before_persona_chars (optional, nullable, range 0..): Length of the persona in characters (the text is not published).
+	BeforePersonaChars *int `json:"before_persona_chars,omitempty"`
+	// before_mcp_server_ids (optional, nullable): The tool servers bound to the agent.
+	BeforeMcpServerIDs []uuid.UUID `json:"before_mcp_server_ids,omitempty"`
+	// before_profile_id (optional, nullable): The agent profile the agent follows.
+	BeforeProfileID *uuid.UUID `json:"before_profile_id,omitempty"`
+	// after_seat_id (optional, nullable)
+	AfterSeatID *uuid.UUID `json:"after_seat_id,omitempty"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_monogram (optional, nullable)
+	AfterMonogram *string `json:"after_monogram,omitempty"`
+	// after_autonomy (optional, nullable): suggest, draft or act.
+	AfterAutonomy *string `json:"after_autonomy,omitempty"`
+	// after_api_config_id (optional, nullable): The model connection.
+	AfterAPIConfigID *uuid.UUID `json:"after_api_config_id,omitempty"`
+	// after_fallback_api_config_id (optional, nullable): The fallback model connection.
+	AfterFallbackAPIConfigID *uuid.UUID `json:"after_fallback_api_config_id,omitempty"`
+	// after_skill_keys (optional, nullable)
+	AfterSkillKeys []string `json:"after_skill_keys,omitempty"`
+	// after_docs (optional, nullable)
+	AfterDocs []string `json:"after_docs,omitempty"`
+	// after_persona_chars (optional, nullable, range 0..): Length of the persona in characters (the text is not published).
+	AfterPersonaChars *int `json:"after_persona_chars,omitempty"`
+	// after_mcp_server_ids (optional, nullable): The tool servers bound to the agent.
+	AfterMcpServerIDs []uuid.UUID `json:"after_mcp_server_ids,omitempty"`
+	// after_profile_id (optional, nullable): The agent profile the agent follows.
+	AfterProfileID *uuid.UUID `json:"after_profile_id,omitempty"`
+}
+
+// EventType returns OrgboardAgentConfiguredV1.
+func (OrgboardAgentConfiguredV1Payload) EventType() string { return OrgboardAgentConfiguredV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentConfiguredV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeName != nil {
+		v.maxLength("before_name", (*p.BeforeName), 200)
+	}
+	if p.BeforeMonogram != nil {
+		v.maxLength("before_monogram", (*p.BeforeMonogram), 16)
+	}
+	if p.BeforeAutonomy != nil {
+		v.maxLength("before_autonomy", (*p.BeforeAutonomy), 50)
+	}
+	v.maxItems("before_skill_keys", len(p.BeforeSkillKeys), 100)
+	for i, s := range p.BeforeSkillKeys {
+		v.maxLength(indexed("before_skill_keys", i), s, 100)
+	}
+	v.maxItems("before_docs", len(p.BeforeDocs), 100)
+	for i, s := range p.BeforeDocs {
+		v.maxLength(indexed("before_docs", i), s, 2000)
+	}
+	if p.BeforePersonaChars != nil {
+		v.min("before_persona_chars", float64((*p.BeforePersonaChars)), 0)
+	}
+	v.maxItems("before_mcp_server_ids", len(p.BeforeMcpServerIDs), 100)
+	for i, id := range p.BeforeMcpServerIDs {
+		if id == uuid.Nil {
+			v.add(indexed("before_mcp_server_ids", i), "must not be the nil uuid")
+		}
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	if p.AfterMonogram != nil {
+		v.maxLength("after_monogram", (*p.AfterMonogram), 16)
+	}
+	if p.AfterAutonomy != nil {
+		v.maxLength("after_autonomy", (*p.AfterAutonomy), 50)
+	}
+	v.maxItems("after_skill_keys", len(p.AfterSkillKeys), 100)
+	for i, s := range p.AfterSkillKeys {
+		v.maxLength(indexed("after_skill_keys", i), s, 100)
+	}
+	v.maxItems("after_docs", len(p.AfterDocs), 100)
+	for i, s := range p.AfterDocs {
+		v.maxLength(indexed("after_docs", i), s, 2000)
+	}
+	if p.AfterPersonaChars != nil {
+		v.min("after_persona_chars", float64((*p.AfterPersonaChars)), 0)
+	}
+	v.maxItems("after_mcp_server_ids", len(p.AfterMcpServerIDs), 100)
+	for i, id := range p.AfterMcpServerIDs {
+		if id == uuid.Nil {
+			v.add(indexed("after_mcp_server_ids", i), "must not be the nil uuid")
+		}
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentConfiguredV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentConfiguredV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_seat_id", false, true); ok {
+		if v, ok := d.uuid("before_seat_id", raw); ok {
+			out.BeforeSeatID = &v
+		}
+	}
+	if raw, ok := d.field("before_name", false, true); ok {
+		if v, ok := d.str("before_name", raw); ok {
+			out.BeforeName = &v
+		}
+	}
+	if raw, ok := d.field("before_monogram", false, true); ok {
+		if v, ok := d.str("before_monogram", raw); ok {
+			out.BeforeMonogram = &v
+		}
+	}
+	if raw, ok := d.field("before_autonomy", false, true); ok {
+		if v, ok := d.str("before_autonomy", raw); ok {
+			out.BeforeAutonomy = &v
+		}
+	}
+	if raw, ok := d.field("before_api_config_id", false, true); ok {
+		if v, ok := d.uuid("before_api_config_id", raw); ok {
+			out.BeforeAPIConfigID = &v
+		}
+	}
+	if raw, ok := d.field("before_fallback_api_config_id", false, true); ok {
+		if v, ok := d.uuid("before_fallback_api_config_id", raw); ok {
+			out.BeforeFallbackAPIConfigID = &v
+		}
+	}
+	if raw, ok := d.field("before_skill_keys", false, true); ok {
+		if v, ok := decodeArray(d, "before_skill_keys", raw, (*decoder).str); ok {
+			out.BeforeSkillKeys = v
+		}
+	}
+	if raw, ok := d.field("before_docs", false, true); ok {
+		if v, ok := decodeArray(d, "before_docs", raw, (*decoder).str); ok {
+			out.BeforeDocs = v
+		}
+	}
+	if raw, ok := d.field("before_persona_chars", false, true); ok {
+		if v, ok := d.int("before_persona_chars", raw); ok {
+			out.BeforePersonaChars = &v
+		}
+	}
+	if raw, ok := d.field("before_mcp_server_ids", false, true); ok {
+		if v, ok := decodeArray(d, "before_mcp_server_ids", raw, (*decoder).uuid); ok {
+			out.BeforeMcpServerIDs = v
+		}
+	}
+	if raw, ok := d.field("before_profile_id", false, true); ok {
+		if v, ok := d.uuid("before_profile_id", raw); ok {
+			out.BeforeProfileID = &v
+		}
+	}
+	if raw, ok := d.field("after_seat_id", false, true); ok {
+		if v, ok := d.uuid("after_seat_id", raw); ok {
+			out.AfterSeatID = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_monogram", false, true); ok {
+		if v, ok := d.str("after_monogram", raw); ok {
+			out.AfterMonogram = &v
+		}
+	}
+	if raw, ok := d.field("after_autonomy", false, true); ok {
+		if v, ok := d.str("after_autonomy", raw); ok {
+			out.AfterAutonomy = &v
+		}
+	}
+	if raw, ok := d.field("after_api_config_id", false, true); ok {
+		if v, ok := d.uuid("after_api_config_id", raw); ok {
+			out.AfterAPIConfigID = &v
+		}
+	}
+	if raw, ok := d.field("after_fallback_api_config_id", false, true); ok {
+		if v, ok := d.uuid("after_fallback_api_config_id", raw); ok {
+			out.AfterFallbackAPIConfigID = &v
+		}
+	}
+	if raw, ok := d.field("after_skill_keys", false, true); ok {
+		if v, ok := decodeArray(d, "after_skill_keys", raw, (*decoder).str); ok {
+			out.AfterSkillKeys = v
+		}
+	}
+	if raw, ok := d.field("after_docs", false, true); ok {
+		if v, ok := decodeArray(d, "after_docs", raw, (*decoder).str); ok {
+			out.AfterDocs = v
+		}
+	}
+	if raw, ok := d.field("after_persona_chars", false, true); ok {
+		if v, ok := d.int("after_persona_chars", raw); ok {
+			out.AfterPersonaChars = &v
+		}
+	}
+	if raw, ok := d.field("after_mcp_server_ids", false, true); ok {
+		if v, ok := decodeArray(d, "after_mcp_server_ids", raw, (*decoder).uuid); ok {
+			out.AfterMcpServerIDs = v
+		}
+	}
+	if raw, ok := d.field("after_profile_id", false, true); ok {
+		if v, ok := d.uuid("after_profile_id", raw); ok {
+			out.AfterProfileID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentProfileForkedV1Payload is the schema OrgboardAgentProfileForkedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_profile.forked.v1: the audit entry of the change (agent_profile.forked, target type agent_profile): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentProfileForkedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_profile changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_profile_key (optional, nullable): The profile key.
+	AfterProfileKey *string `json:"after_profile_key,omitempty"`
+	// after_version (optional, nullable)
+	AfterVersion *string `json:"after_version,omitempty"`
+	// after_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	AfterOrigin *string `json:"after_origin,omitempty"`
+	// after_visibility (optional, nullable): Private or Public.
+	AfterVisibility *string `json:"after_visibility,omitempty"`
+	// after_status (optional, nullable): Draft, Published or Unpublished.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_forked_from (optional, nullable): The profile this one was forked from.
+	AfterForkedFrom *uuid.UUID `json:"after_forked_from,omitempty"`
+	// after_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	AfterInstalledFrom *uuid.UUID `json:"after_installed_from,omitempty"`
+}
+
+// EventType returns OrgboardAgentProfileForkedV1.
+func (OrgboardAgentProfileForkedV1Payload) EventType() string { return OrgboardAgentProfileForkedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentProfileForkedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterProfileKey != nil {
+		v.maxLength("after_profile_key", (*p.AfterProfileKey), 64)
+	}
+	if p.AfterVersion != nil {
+		v.maxLength("after_version", (*p.AfterVersion), 64)
+	}
+	if p.AfterOrigin != nil {
+		v.maxLength("after_origin", (*p.AfterOrigin), 50)
+	}
+	if p.AfterVisibility != nil {
+		v.maxLength("after_visibility", (*p.AfterVisibility), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentProfileForkedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentProfileForkedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_profile_key", false, true); ok {
+		if v, ok := d.str("after_profile_key", raw); ok {
+			out.AfterProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.str("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_origin", false, true); ok {
+		if v, ok := d.str("after_origin", raw); ok {
+			out.AfterOrigin = &v
+		}
+	}
+	if raw, ok := d.field("after_visibility", false, true); ok {
+		if v, ok := d.str("after_visibility", raw); ok {
+			out.AfterVisibility = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_forked_from", false, true); ok {
+		if v, ok := d.uuid("after_forked_from", raw); ok {
+			out.AfterForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_installed_from", false, true); ok {
+		if v, ok := d.uuid("after_installed_from", raw); ok {
+			out.AfterInstalledFrom = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentProfileInstalledV1Payload is the schema OrgboardAgentProfileInstalledV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_profile.installed.v1: the audit entry of the change (agent_profile.installed, target type agent_profile): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentProfileInstalledV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_profile changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_profile_key (optional, nullable): The profile key.
+	AfterProfileKey *string `json:"after_profile_key,omitempty"`
+	// after_version (optional, nullable)
+	AfterVersion *string `json:"after_version,omitempty"`
+	// after_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	AfterOrigin *string `json:"after_origin,omitempty"`
+	// after_visibility (optional, nullable): Private or Public.
+	AfterVisibility *string `json:"after_visibility,omitempty"`
+	// after_status (optional, nullable): Draft, Published or Unpublished.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_forked_from (optional, nullable): The profile this one was forked from.
+	AfterForkedFrom *uuid.UUID `json:"after_forked_from,omitempty"`
+	// after_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	AfterInstalledFrom *uuid.UUID `json:"after_installed_from,omitempty"`
+}
+
+// EventType returns OrgboardAgentProfileInstalledV1.
+func (OrgboardAgentProfileInstalledV1Payload) EventType() string {
+	return OrgboardAgentProfileInstalledV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentProfileInstalledV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterProfileKey != nil {
+		v.maxLength("after_profile_key", (*p.AfterProfileKey), 64)
+	}
+	if p.AfterVersion != nil {
+		v.maxLength("after_version", (*p.AfterVersion), 64)
+	}
+	if p.AfterOrigin != nil {
+		v.maxLength("after_origin", (*p.AfterOrigin), 50)
+	}
+	if p.AfterVisibility != nil {
+		v.maxLength("after_visibility", (*p.AfterVisibility), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentProfileInstalledV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentProfileInstalledV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_profile_key", false, true); ok {
+		if v, ok := d.str("after_profile_key", raw); ok {
+			out.AfterProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.str("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_origin", false, true); ok {
+		if v, ok := d.str("after_origin", raw); ok {
+			out.AfterOrigin = &v
+		}
+	}
+	if raw, ok := d.field("after_visibility", false, true); ok {
+		if v, ok := d.str("after_visibility", raw); ok {
+			out.AfterVisibility = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_forked_from", false, true); ok {
+		if v, ok := d.uuid("after_forked_from", raw); ok {
+			out.AfterForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_installed_from", false, true); ok {
+		if v, ok := d.uuid("after_installed_from", raw); ok {
+			out.AfterInstalledFrom = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentProfilePublishedV1Payload is the schema OrgboardAgentProfilePublishedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_profile.published.v1: the audit entry of the change (agent_profile.published, target type agent_profile): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentProfilePublishedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_profile changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_profile_key (optional, nullable): The profile key.
+	BeforeProfileKey *string `json:"before_profile_key,omitempty"`
+	// before_version (optional, nullable)
+	BeforeVersion *string `json:"before_version,omitempty"`
+	// before_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	BeforeOrigin *string `json:"before_origin,omitempty"`
+	// before_visibility (optional, nullable): Private or Public.
+	BeforeVisibility *string `json:"before_visibility,omitempty"`
+	// before_status (optional, nullable): Draft, Published or Unpublished.
+	BeforeStatus *string `json:"before_status,omitempty"`
+	// before_forked_from (optional, nullable): The profile this one was forked from.
+	BeforeForkedFrom *uuid.UUID `json:"before_forked_from,omitempty"`
+	// before_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	BeforeInstalledFrom *uuid.UUID `json:"before_installed_from,omitempty"`
+	// after_profile_key (optional, nullable): The profile key.
+	AfterProfileKey *string `json:"after_profile_key,omitempty"`
+	// after_version (optional, nullable)
+	AfterVersion *string `json:"after_version,omitempty"`
+	// after_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	AfterOrigin *string `json:"after_origin,omitempty"`
+	// after_visibility (optional, nullable): Private or Public.
+	AfterVisibility *string `json:"after_visibility,omitempty"`
+	// after_status (optional, nullable): Draft, Published or Unpublished.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_forked_from (optional, nullable): The profile this one was forked from.
+	AfterForkedFrom *uuid.UUID `json:"after_forked_from,omitempty"`
+	// after_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	AfterInstalledFrom *uuid.UUID `json:"after_installed_from,omitempty"`
+}
+
+// EventType returns OrgboardAgentProfilePublishedV1.
+func (OrgboardAgentProfilePublishedV1Payload) EventType() string {
+	return OrgboardAgentProfilePublishedV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentProfilePublishedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeProfileKey != nil {
+		v.maxLength("before_profile_key", (*p.BeforeProfileKey), 64)
+	}
+	if p.BeforeVersion != nil {
+		v.maxLength("before_version", (*p.BeforeVersion), 64)
+	}
+	if p.BeforeOrigin != nil {
+		v.maxLength("before_origin", (*p.BeforeOrigin), 50)
+	}
+	if p.BeforeVisibility != nil {
+		v.maxLength("before_visibility", (*p.BeforeVisibility), 50)
+	}
+	if p.BeforeStatus != nil {
+		v.maxLength("before_status", (*p.BeforeStatus), 50)
+	}
+	if p.AfterProfileKey != nil {
+		v.maxLength("after_profile_key", (*p.AfterProfileKey), 64)
+	}
+	if p.AfterVersion != nil {
+		v.maxLength("after_version", (*p.AfterVersion), 64)
+	}
+	if p.AfterOrigin != nil {
+		v.maxLength("after_origin", (*p.AfterOrigin), 50)
+	}
+	if p.AfterVisibility != nil {
+		v.maxLength("after_visibility", (*p.AfterVisibility), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentProfilePublishedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentProfilePublishedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_profile_key", false, true); ok {
+		if v, ok := d.str("before_profile_key", raw); ok {
+			out.BeforeProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("before_version", false, true); ok {
+		if v, ok := d.str("before_version", raw); ok {
+			out.BeforeVersion = &v
+		}
+	}
+	if raw, ok := d.field("before_origin", false, true); ok {
+		if v, ok := d.str("before_origin", raw); ok {
+			out.BeforeOrigin = &v
+		}
+	}
+	if raw, ok := d.field("before_visibility", false, true); ok {
+		if v, ok := d.str("before_visibility", raw); ok {
+			out.BeforeVisibility = &v
+		}
+	}
+	if raw, ok := d.field("before_status", false, true); ok {
+		if v, ok := d.str("before_status", raw); ok {
+			out.BeforeStatus = &v
+		}
+	}
+	if raw, ok := d.field("before_forked_from", false, true); ok {
+		if v, ok := d.uuid("before_forked_from", raw); ok {
+			out.BeforeForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("before_installed_from", false, true); ok {
+		if v, ok := d.uuid("before_installed_from", raw); ok {
+			out.BeforeInstalledFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_profile_key", false, true); ok {
+		if v, ok := d.str("after_profile_key", raw); ok {
+			out.AfterProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.str("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_origin", false, true); ok {
+		if v, ok := d.str("after_origin", raw); ok {
+			out.AfterOrigin = &v
+		}
+	}
+	if raw, ok := d.field("after_visibility", false, true); ok {
+		if v, ok := d.str("after_visibility", raw); ok {
+			out.AfterVisibility = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_forked_from", false, true); ok {
+		if v, ok := d.uuid("after_forked_from", raw); ok {
+			out.AfterForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_installed_from", false, true); ok {
+		if v, ok := d.uuid("after_installed_from", raw); ok {
+			out.AfterInstalledFrom = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentProfileUnpublishedV1Payload is the schema OrgboardAgentProfileUnpublishedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_profile.unpublished.v1: the audit entry of the change (agent_profile.unpublished, target type agent_profile): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentProfileUnpublishedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_profile changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_profile_key (optional, nullable): The profile key.
+	BeforeProfileKey *string `json:"before_profile_key,omitempty"`
+	// before_version (optional, nullable)
+	BeforeVersion *string `json:"before_version,omitempty"`
+	// before_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	BeforeOrigin *string `json:"before_origin,omitempty"`
+	// before_visibility (optional, nullable): Private or Public.
+	BeforeVisibility *string `json:"before_visibility,omitempty"`
+	// before_status (optional, nullable): Draft, Published or Unpublished.
+	BeforeStatus *string `json:"before_status,omitempty"`
+	// before_forked_from (optional, nullable): The profile this one was forked from.
+	BeforeForkedFrom *uuid.UUID `json:"before_forked_from,omitempty"`
+	// before_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	BeforeInstalledFrom *uuid.UUID `json:"before_installed_from,omitempty"`
+	// after_profile_key (optional, nullable): The profile key.
+	AfterProfileKey *string `json:"after_profile_key,omitempty"`
+	// after_version (optional, nullable)
+	AfterVersion *string `json:"after_version,omitempty"`
+	// after_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	AfterOrigin *string `json:"after_origin,omitempty"`
+	// after_visibility (optional, nullable): Private or Public.
+	AfterVisibility *string `json:"after_visibility,omitempty"`
+	// after_status (optional, nullable): Draft, Published or Unpublished.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_forked_from (optional, nullable): The profile this one was forked from.
+	AfterForkedFrom *uuid.UUID `json:"after_forked_from,omitempty"`
+	// after_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	AfterInstalledFrom *uuid.UUID `json:"after_installed_from,omitempty"`
+}
+
+// EventType returns OrgboardAgentProfileUnpublishedV1.
+func (OrgboardAgentProfileUnpublishedV1Payload) EventType() string {
+	return OrgboardAgentProfileUnpublishedV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentProfileUnpublishedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeProfileKey != nil {
+		v.maxLength("before_profile_key", (*p.BeforeProfileKey), 64)
+	}
+	if p.BeforeVersion != nil {
+		v.maxLength("before_version", (*p.BeforeVersion), 64)
+	}
+	if p.BeforeOrigin != nil {
+		v.maxLength("before_origin", (*p.BeforeOrigin), 50)
+	}
+	if p.BeforeVisibility != nil {
+		v.maxLength("before_visibility", (*p.BeforeVisibility), 50)
+	}
+	if p.BeforeStatus != nil {
+		v.maxLength("before_status", (*p.BeforeStatus), 50)
+	}
+	if p.AfterProfileKey != nil {
+		v.maxLength("after_profile_key", (*p.AfterProfileKey), 64)
+	}
+	if p.AfterVersion != nil {
+		v.maxLength("after_version", (*p.AfterVersion), 64)
+	}
+	if p.AfterOrigin != nil {
+		v.maxLength("after_origin", (*p.AfterOrigin), 50)
+	}
+	if p.AfterVisibility != nil {
+		v.maxLength("after_visibility", (*p.AfterVisibility), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentProfileUnpublishedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentProfileUnpublishedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_profile_key", false, true); ok {
+		if v, ok := d.str("before_profile_key", raw); ok {
+			out.BeforeProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("before_version", false, true); ok {
+		if v, ok := d.str("before_version", raw); ok {
+			out.BeforeVersion = &v
+		}
+	}
+	if raw, ok := d.field("before_origin", false, true); ok {
+		if v, ok := d.str("before_origin", raw); ok {
+			out.BeforeOrigin = &v
+		}
+	}
+	if raw, ok := d.field("before_visibility", false, true); ok {
+		if v, ok := d.str("before_visibility", raw); ok {
+			out.BeforeVisibility = &v
+		}
+	}
+	if raw, ok := d.field("before_status", false, true); ok {
+		if v, ok := d.str("before_status", raw); ok {
+			out.BeforeStatus = &v
+		}
+	}
+	if raw, ok := d.field("before_forked_from", false, true); ok {
+		if v, ok := d.uuid("before_forked_from", raw); ok {
+			out.BeforeForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("before_installed_from", false, true); ok {
+		if v, ok := d.uuid("before_installed_from", raw); ok {
+			out.BeforeInstalledFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_profile_key", false, true); ok {
+		if v, ok := d.str("after_profile_key", raw); ok {
+			out.AfterProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.str("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_origin", false, true); ok {
+		if v, ok := d.str("after_origin", raw); ok {
+			out.AfterOrigin = &v
+		}
+	}
+	if raw, ok := d.field("after_visibility", false, true); ok {
+		if v, ok := d.str("after_visibility", raw); ok {
+			out.AfterVisibility = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_forked_from", false, true); ok {
+		if v, ok := d.uuid("after_forked_from", raw); ok {
+			out.AfterForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_installed_from", false, true); ok {
+		if v, ok := d.uuid("after_installed_from", raw); ok {
+			out.AfterInstalledFrom = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentProfileUploadedV1Payload is the schema OrgboardAgentProfileUploadedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_profile.uploaded.v1: the audit entry of the change (agent_profile.uploaded, target type agent_profile): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentProfileUploadedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_profile changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_profile_key (optional, nullable): The profile key.
+	AfterProfileKey *string `json:"after_profile_key,omitempty"`
+	// after_version (optional, nullable)
+	AfterVersion *string `json:"after_version,omitempty"`
+	// after_origin (optional, nullable): Authored, Forked, Installed or Builtin.
+	AfterOrigin *string `json:"after_origin,omitempty"`
+	// after_visibility (optional, nullable): Private or Public.
+	AfterVisibility *string `json:"after_visibility,omitempty"`
+	// after_status (optional, nullable): Draft, Published or Unpublished.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_forked_from (optional, nullable): The profile this one was forked from.
+	AfterForkedFrom *uuid.UUID `json:"after_forked_from,omitempty"`
+	// after_installed_from (optional, nullable): The marketplace profile this one was installed from.
+	AfterInstalledFrom *uuid.UUID `json:"after_installed_from,omitempty"`
+}
+
+// EventType returns OrgboardAgentProfileUploadedV1.
+func (OrgboardAgentProfileUploadedV1Payload) EventType() string {
+	return OrgboardAgentProfileUploadedV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentProfileUploadedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterProfileKey != nil {
+		v.maxLength("after_profile_key", (*p.AfterProfileKey), 64)
+	}
+	if p.AfterVersion != nil {
+		v.maxLength("after_version", (*p.AfterVersion), 64)
+	}
+	if p.AfterOrigin != nil {
+		v.maxLength("after_origin", (*p.AfterOrigin), 50)
+	}
+	if p.AfterVisibility != nil {
+		v.maxLength("after_visibility", (*p.AfterVisibility), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentProfileUploadedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentProfileUploadedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_profile_key", false, true); ok {
+		if v, ok := d.str("after_profile_key", raw); ok {
+			out.AfterProfileKey = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.str("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_origin", false, true); ok {
+		if v, ok := d.str("after_origin", raw); ok {
+			out.AfterOrigin = &v
+		}
+	}
+	if raw, ok := d.field("after_visibility", false, true); ok {
+		if v, ok := d.str("after_visibility", raw); ok {
+			out.AfterVisibility = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_forked_from", false, true); ok {
+		if v, ok := d.uuid("after_forked_from", raw); ok {
+			out.AfterForkedFrom = &v
+		}
+	}
+	if raw, ok := d.field("after_installed_from", false, true); ok {
+		if v, ok := d.uuid("after_installed_from", raw); ok {
+			out.AfterInstalledFrom = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentRunApprovedV1Payload is the schema OrgboardAgentRunApprovedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_run.approved.v1: the audit entry of the change (agent_run.approved, target type agent_run): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentRunApprovedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_run changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_status (optional, nullable)
+	BeforeStatus *string `json:"before_status,omitempty"`
+	// after_status (optional, nullable)
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_edit_distance (optional, nullable, range 0..): Edit distance between the draft and the approved text.
+	AfterEditDistance *int `json:"after_edit_distance,omitempty"`
+	// after_edit_distance_exact (optional, nullable): False when edit_distance is a lower bound.
+	AfterEditDistanceExact *bool `json:"after_edit_distance_exact,omitempty"`
+	// after_final_chars (optional, nullable, range 0..): Length of the approved text in characters.
+	AfterFinalChars *int `json:"after_final_chars,omitempty"`
+}
+
+// EventType returns OrgboardAgentRunApprovedV1.
+func (OrgboardAgentRunApprovedV1Payload) EventType() string { return OrgboardAgentRunApprovedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentRunApprovedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeStatus != nil {
+		v.maxLength("before_status", (*p.BeforeStatus), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	if p.AfterEditDistance != nil {
+		v.min("after_edit_distance", float64((*p.AfterEditDistance)), 0)
+	}
+	if p.AfterFinalChars != nil {
+		v.min("after_final_chars", float64((*p.AfterFinalChars)), 0)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentRunApprovedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentRunApprovedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_status", false, true); ok {
+		if v, ok := d.str("before_status", raw); ok {
+			out.BeforeStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_edit_distance", false, true); ok {
+		if v, ok := d.int("after_edit_distance", raw); ok {
+			out.AfterEditDistance = &v
+		}
+	}
+	if raw, ok := d.field("after_edit_distance_exact", false, true); ok {
+		if v, ok := d.bool("after_edit_distance_exact", raw); ok {
+			out.AfterEditDistanceExact = &v
+		}
+	}
+	if raw, ok := d.field("after_final_chars", false, true); ok {
+		if v, ok := d.int("after_final_chars", raw); ok {
+			out.AfterFinalChars = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentRunExecutedV1Payload is the schema OrgboardAgentRunExecutedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_run.executed.v1: the audit entry of the change (agent_run.executed, target type agent_run): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentRunExecutedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_run changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_status (optional, nullable)
+	BeforeStatus *string `json:"before_status,omitempty"`
+	// after_status (optional, nullable)
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_api_config_id (optional, nullable): The model connection that answered.
+	AfterAPIConfigID *uuid.UUID `json:"after_api_config_id,omitempty"`
+	// after_model (optional, nullable)
+	AfterModel *string `json:"after_model,omitempty"`
+	// after_fallback_used (optional, nullable)
+	AfterFallbackUsed *bool `json:"after_fallback_used,omitempty"`
+	// after_draft_chars (optional, nullable, range 0..): Length of the draft in characters (the text is not published).
+	AfterDraftChars *int `json:"after_draft_chars,omitempty"`
+}
+
+// EventType returns OrgboardAgentRunExecutedV1.
+func (OrgboardAgentRunExecutedV1Payload) EventType() string { return OrgboardAgentRunExecutedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentRunExecutedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeStatus != nil {
+		v.maxLength("before_status", (*p.BeforeStatus), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	if p.AfterModel != nil {
+		v.maxLength("after_model", (*p.AfterModel), 200)
+	}
+	if p.AfterDraftChars != nil {
+		v.min("after_draft_chars", float64((*p.AfterDraftChars)), 0)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentRunExecutedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentRunExecutedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_status", false, true); ok {
+		if v, ok := d.str("before_status", raw); ok {
+			out.BeforeStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_api_config_id", false, true); ok {
+		if v, ok := d.uuid("after_api_config_id", raw); ok {
+			out.AfterAPIConfigID = &v
+		}
+	}
+	if raw, ok := d.field("after_model", false, true); ok {
+		if v, ok := d.str("after_model", raw); ok {
+			out.AfterModel = &v
+		}
+	}
+	if raw, ok := d.field("after_fallback_used", false, true); ok {
+		if v, ok := d.bool("after_fallback_used", raw); ok {
+			out.AfterFallbackUsed = &v
+		}
+	}
+	if raw, ok := d.field("after_draft_chars", false, true); ok {
+		if v, ok := d.int("after_draft_chars", raw); ok {
+			out.AfterDraftChars = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentRunPreparedV1Payload is the schema OrgboardAgentRunPreparedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_run.prepared.v1: the audit entry of the change (agent_run.prepared, target type agent_run): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardAgentRunPreparedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The agent_run changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_agent_id (optional, nullable)
+	AfterAgentID *uuid.UUID `json:"after_agent_id,omitempty"`
+	// after_task_id (optional, nullable)
+	AfterTaskID *uuid.UUID `json:"after_task_id,omitempty"`
+	// after_sections (optional, nullable): Headings of the prompt's sections.
+	AfterSections []string `json:"after_sections,omitempty"`
+	// after_tool_servers (optional, nullable, range 0..): Tool servers of the agent.
+	AfterToolServers *int `json:"after_tool_servers,omitempty"`
+	// after_tool_servers_skipped (optional, nullable, range 0..): Tool servers whose tools could not be discovered.
+	AfterToolServersSkipped *int `json:"after_tool_servers_skipped,omitempty"`
+}
+
+// EventType returns OrgboardAgentRunPreparedV1.
+func (OrgboardAgentRunPreparedV1Payload) EventType() string { return OrgboardAgentRunPreparedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentRunPreparedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	v.maxItems("after_sections", len(p.AfterSections), 100)
+	for i, s := range p.AfterSections {
+		v.maxLength(indexed("after_sections", i), s, 200)
+	}
+	if p.AfterToolServers != nil {
+		v.min("after_tool_servers", float64((*p.AfterToolServers)), 0)
+	}
+	if p.AfterToolServersSkipped != nil {
+		v.min("after_tool_servers_skipped", float64((*p.AfterToolServersSkipped)), 0)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentRunPreparedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentRunPreparedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_agent_id", false, true); ok {
+		if v, ok := d.uuid("after_agent_id", raw); ok {
+			out.AfterAgentID = &v
+		}
+	}
+	if raw, ok := d.field("after_task_id", false, true); ok {
+		if v, ok := d.uuid("after_task_id", raw); ok {
+			out.AfterTaskID = &v
+		}
+	}
+	if raw, ok := d.field("after_sections", false, true); ok {
+		if v, ok := decodeArray(d, "after_sections", raw, (*decoder).str); ok {
+			out.AfterSections = v
+		}
+	}
+	if raw, ok := d.field("after_tool_servers", false, true); ok {
+		if v, ok := d.int("after_tool_servers", raw); ok {
+			out.AfterToolServers = &v
+		}
+	}
+	if raw, ok := d.field("after_tool_servers_skipped", false, true); ok {
+		if v, ok := d.int("after_tool_servers_skipped", raw); ok {
+			out.AfterToolServersSkipped = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardApiConfigCreatedV1Payload is the schema OrgboardApiConfigCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.api_config.created.v1: the audit entry of the change (api_config.created, target type api_config): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardApiConfigCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The api_config changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_provider (optional, nullable)
+	AfterProvider *string `json:"after_provider,omitempty"`
+	// after_endpoint (optional, nullable)
+	AfterEndpoint *string `json:"after_endpoint,omitempty"`
+	// after_model (optional, nullable)
+	AfterModel *string `json:"after_model,omitempty"`
+	// after_key_stored (optional, nullable): Whether a key is stored (the key itself is a secret and never published).
+	AfterKeyStored *bool `json:"after_key_stored,omitempty"`
+}
+
+// EventType returns OrgboardApiConfigCreatedV1.
+func (OrgboardApiConfigCreatedV1Payload) EventType() string { return OrgboardApiConfigCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardApiConfigCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	if p.AfterProvider != nil {
+		v.maxLength("after_provider", (*p.AfterProvider), 50)
+	}
+	if p.AfterEndpoint != nil {
+		v.maxLength("after_endpoint", (*p.AfterEndpoint), 2000)
+	}
+	if p.AfterModel != nil {
+		v.maxLength("after_model", (*p.AfterModel), 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardApiConfigCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardApiConfigCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_provider", false, true); ok {
+		if v, ok := d.str("after_provider", raw); ok {
+			out.AfterProvider = &v
+		}
+	}
+	if raw, ok := d.field("after_endpoint", false, true); ok {
+		if v, ok := d.str("after_endpoint", raw); ok {
+			out.AfterEndpoint = &v
+		}
+	}
+	if raw, ok := d.field("after_model", false, true); ok {
+		if v, ok := d.str("after_model", raw); ok {
+			out.AfterModel = &v
+		}
+	}
+	if raw, ok := d.field("after_key_stored", false, true); ok {
+		if v, ok := d.bool("after_key_stored", raw); ok {
+			out.AfterKeyStored = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardApiConfigDeletedV1Payload is the schema OrgboardApiConfigDeletedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.api_config.deleted.v1: the audit entry of the change (api_config.deleted, target type api_config): the ids, and the state before it (before_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardApiConfigDeletedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The api_config changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_name (optional, nullable)
+	BeforeName *string `json:"before_name,omitempty"`
+	// before_provider (optional, nullable)
+	BeforeProvider *string `json:"before_provider,omitempty"`
+	// before_model (optional, nullable)
+	BeforeModel *string `json:"before_model,omitempty"`
+}
+
+// EventType returns OrgboardApiConfigDeletedV1.
+func (OrgboardApiConfigDeletedV1Payload) EventType() string { return OrgboardApiConfigDeletedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardApiConfigDeletedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeName != nil {
+		v.maxLength("before_name", (*p.BeforeName), 200)
+	}
+	if p.BeforeProvider != nil {
+		v.maxLength("before_provider", (*p.BeforeProvider), 50)
+	}
+	if p.BeforeModel != nil {
+		v.maxLength("before_model", (*p.BeforeModel), 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardApiConfigDeletedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardApiConfigDeletedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_name", false, true); ok {
+		if v, ok := d.str("before_name", raw); ok {
+			out.BeforeName = &v
+		}
+	}
+	if raw, ok := d.field("before_provider", false, true); ok {
+		if v, ok := d.str("before_provider", raw); ok {
+			out.BeforeProvider = &v
+		}
+	}
+	if raw, ok := d.field("before_model", false, true); ok {
+		if v, ok := d.str("before_model", raw); ok {
+			out.BeforeModel = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardDivisionCreatedV1Payload is the schema OrgboardDivisionCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.division.created.v1: the audit entry of the change (division.created, target type division): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardDivisionCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The division changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_description (optional, nullable)
+	AfterDescription *string `json:"after_description,omitempty"`
+}
+
+// EventType returns OrgboardDivisionCreatedV1.
+func (OrgboardDivisionCreatedV1Payload) EventType() string { return OrgboardDivisionCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardDivisionCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	if p.AfterDescription != nil {
+		v.maxLength("after_description", (*p.AfterDescription), 2000)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardDivisionCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardDivisionCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_description", false, true); ok {
+		if v, ok := d.str("after_description", raw); ok {
+			out.AfterDescription = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardInvitationCreatedV1Payload is the schema OrgboardInvitationCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.invitation.created.v1: the audit entry of the change (invitation.created, target type invitation): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardInvitationCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The invitation changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_role (optional, nullable): Owner or Member.
+	AfterRole *string `json:"after_role,omitempty"`
+	// after_expires_at (optional, nullable)
+	AfterExpiresAt *time.Time `json:"after_expires_at,omitempty"`
+	// after_email (optional, nullable): The invited email address, when invited by email.
+	AfterEmail *string `json:"after_email,omitempty"`
+	// after_user_id (optional, nullable): The invited user, when invited by user id.
+	AfterUserID *uuid.UUID `json:"after_user_id,omitempty"`
+}
+
+// EventType returns OrgboardInvitationCreatedV1.
+func (OrgboardInvitationCreatedV1Payload) EventType() string { return OrgboardInvitationCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardInvitationCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterRole != nil {
+		v.maxLength("after_role", (*p.AfterRole), 50)
+	}
+	if p.AfterEmail != nil {
+		v.maxLength("after_email", (*p.AfterEmail), 320)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardInvitationCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardInvitationCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_role", false, true); ok {
+		if v, ok := d.str("after_role", raw); ok {
+			out.AfterRole = &v
+		}
+	}
+	if raw, ok := d.field("after_expires_at", false, true); ok {
+		if v, ok := d.time("after_expires_at", raw); ok {
+			out.AfterExpiresAt = &v
+		}
+	}
+	if raw, ok := d.field("after_email", false, true); ok {
+		if v, ok := d.str("after_email", raw); ok {
+			out.AfterEmail = &v
+		}
+	}
+	if raw, ok := d.field("after_user_id", false, true); ok {
+		if v, ok := d.uuid("after_user_id", raw); ok {
+			out.AfterUserID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardMemberJoinedV1Payload is the schema OrgboardMemberJoinedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.member.joined.v1: the audit entry of the change (member.joined, target type member): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardMemberJoinedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The member changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_user_id (optional, nullable)
+	AfterUserID *uuid.UUID `json:"after_user_id,omitempty"`
+	// after_role (optional, nullable): Owner or Member.
+	AfterRole *string `json:"after_role,omitempty"`
+	// after_invitation_id (optional, nullable)
+	AfterInvitationID *uuid.UUID `json:"after_invitation_id,omitempty"`
+}
+
+// EventType returns OrgboardMemberJoinedV1.
+func (OrgboardMemberJoinedV1Payload) EventType() string { return OrgboardMemberJoinedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardMemberJoinedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterRole != nil {
+		v.maxLength("after_role", (*p.AfterRole), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardMemberJoinedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardMemberJoinedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_user_id", false, true); ok {
+		if v, ok := d.uuid("after_user_id", raw); ok {
+			out.AfterUserID = &v
+		}
+	}
+	if raw, ok := d.field("after_role", false, true); ok {
+		if v, ok := d.str("after_role", raw); ok {
+			out.AfterRole = &v
+		}
+	}
+	if raw, ok := d.field("after_invitation_id", false, true); ok {
+		if v, ok := d.uuid("after_invitation_id", raw); ok {
+			out.AfterInvitationID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardOrganizationCreatedV1Payload is the schema OrgboardOrganizationCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.organization.created.v1: the audit entry of the change (organization.created, target type organization): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardOrganizationCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The organization changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_owner (optional, nullable): The user who created it (its first Owner).
+	AfterOwner *uuid.UUID `json:"after_owner,omitempty"`
+}
+
+// EventType returns OrgboardOrganizationCreatedV1.
+func (OrgboardOrganizationCreatedV1Payload) EventType() string { return OrgboardOrganizationCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardOrganizationCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardOrganizationCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardOrganizationCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_owner", false, true); ok {
+		if v, ok := d.uuid("after_owner", raw); ok {
+			out.AfterOwner = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardProductCreatedV1Payload is the schema OrgboardProductCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.product.created.v1: the audit entry of the change (product.created, target type product): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardProductCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The product changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_kind (optional, nullable): Product or Service.
+	AfterKind *string `json:"after_kind,omitempty"`
+	// after_division_id (optional, nullable)
+	AfterDivisionID *uuid.UUID `json:"after_division_id,omitempty"`
+	// after_description (optional, nullable)
+	AfterDescription *string `json:"after_description,omitempty"`
+}
+
+// EventType returns OrgboardProductCreatedV1.
+func (OrgboardProductCreatedV1Payload) EventType() string { return OrgboardProductCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardProductCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	if p.AfterKind != nil {
+		v.maxLength("after_kind", (*p.AfterKind), 50)
+	}
+	if p.AfterDescription != nil {
+		v.maxLength("after_description", (*p.AfterDescription), 2000)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardProductCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardProductCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_kind", false, true); ok {
+		if v, ok := d.str("after_kind", raw); ok {
+			out.AfterKind = &v
+		}
+	}
+	if raw, ok := d.field("after_division_id", false, true); ok {
+		if v, ok := d.uuid("after_division_id", raw); ok {
+			out.AfterDivisionID = &v
+		}
+	}
+	if raw, ok := d.field("after_description", false, true); ok {
+		if v, ok := d.str("after_description", raw); ok {
+			out.AfterDescription = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardProductIdentityUpdatedV1Payload is the schema OrgboardProductIdentityUpdatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.product.identity.updated.v1: the audit entry of the change (product.identity.updated, target type product): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardProductIdentityUpdatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The product changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_version (optional, nullable, range 0..): The version replaced (absent or null for the first).
+	BeforeVersion *int64 `json:"before_version,omitempty"`
+	// after_version (optional, nullable, range 0..): The new version.
+	AfterVersion *int64 `json:"after_version,omitempty"`
+	// after_characters (optional, nullable, range 0..): Length of the new text in characters (the text is not published).
+	AfterCharacters *int `json:"after_characters,omitempty"`
+	// after_sha256 (optional, nullable): SHA-256 of the new text, hex.
+	AfterSha256 *string `json:"after_sha256,omitempty"`
+}
+
+// EventType returns OrgboardProductIdentityUpdatedV1.
+func (OrgboardProductIdentityUpdatedV1Payload) EventType() string {
+	return OrgboardProductIdentityUpdatedV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardProductIdentityUpdatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeVersion != nil {
+		v.min("before_version", float64((*p.BeforeVersion)), 0)
+	}
+	if p.AfterVersion != nil {
+		v.min("after_version", float64((*p.AfterVersion)), 0)
+	}
+	if p.AfterCharacters != nil {
+		v.min("after_characters", float64((*p.AfterCharacters)), 0)
+	}
+	if p.AfterSha256 != nil {
+		v.maxLength("after_sha256", (*p.AfterSha256), 64)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardProductIdentityUpdatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardProductIdentityUpdatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_version", false, true); ok {
+		if v, ok := d.int64("before_version", raw); ok {
+			out.BeforeVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_version", false, true); ok {
+		if v, ok := d.int64("after_version", raw); ok {
+			out.AfterVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_characters", false, true); ok {
+		if v, ok := d.int("after_characters", raw); ok {
+			out.AfterCharacters = &v
+		}
+	}
+	if raw, ok := d.field("after_sha256", false, true); ok {
+		if v, ok := d.str("after_sha256", raw); ok {
+			out.AfterSha256 = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardSeatCreatedV1Payload is the schema OrgboardSeatCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.seat.created.v1: the audit entry of the change (seat.created, target type seat): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardSeatCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The seat changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_title (optional, nullable)
+	AfterTitle *string `json:"after_title,omitempty"`
+	// after_state (optional, nullable): human, open or ai.
+	AfterState *string `json:"after_state,omitempty"`
+	// after_user_id (optional, nullable): The user in the seat.
+	AfterUserID *uuid.UUID `json:"after_user_id,omitempty"`
+}
+
+// EventType returns OrgboardSeatCreatedV1.
+func (OrgboardSeatCreatedV1Payload) EventType() string { return OrgboardSeatCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardSeatCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterTitle != nil {
+		v.maxLength("after_title", (*p.AfterTitle), 200)
+	}
+	if p.AfterState != nil {
+		v.maxLength("after_state", (*p.AfterState), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardSeatCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardSeatCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_title", false, true); ok {
+		if v, ok := d.str("after_title", raw); ok {
+			out.AfterTitle = &v
+		}
+	}
+	if raw, ok := d.field("after_state", false, true); ok {
+		if v, ok := d.str("after_state", raw); ok {
+			out.AfterState = &v
+		}
+	}
+	if raw, ok := d.field("after_user_id", false, true); ok {
+		if v, ok := d.uuid("after_user_id", raw); ok {
+			out.AfterUserID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTaskAssignedV1Payload is the schema OrgboardTaskAssignedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.task.assigned.v1: the audit entry of the change (task.assigned, target type work_item): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTaskAssignedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The work_item changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_assignee_kind (optional, nullable): user or seat; absent or null when it was unassigned.
+	BeforeAssigneeKind *string `json:"before_assignee_kind,omitempty"`
+	// before_assignee_id (optional, nullable)
+	BeforeAssigneeID *uuid.UUID `json:"before_assignee_id,omitempty"`
+	// after_assignee_kind (optional, nullable): user or seat; absent or null when it is now unassigned.
+	AfterAssigneeKind *string `json:"after_assignee_kind,omitempty"`
+	// after_assignee_id (optional, nullable)
+	AfterAssigneeID *uuid.UUID `json:"after_assignee_id,omitempty"`
+}
+
+// EventType returns OrgboardTaskAssignedV1.
+func (OrgboardTaskAssignedV1Payload) EventType() string { return OrgboardTaskAssignedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTaskAssignedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeAssigneeKind != nil {
+		v.maxLength("before_assignee_kind", (*p.BeforeAssigneeKind), 50)
+	}
+	if p.AfterAssigneeKind != nil {
+		v.maxLength("after_assignee_kind", (*p.AfterAssigneeKind), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTaskAssignedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTaskAssignedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_assignee_kind", false, true); ok {
+		if v, ok := d.str("before_assignee_kind", raw); ok {
+			out.BeforeAssigneeKind = &v
+		}
+	}
+	if raw, ok := d.field("before_assignee_id", false, true); ok {
+		if v, ok := d.uuid("before_assignee_id", raw); ok {
+			out.BeforeAssigneeID = &v
+		}
+	}
+	if raw, ok := d.field("after_assignee_kind", false, true); ok {
+		if v, ok := d.str("after_assignee_kind", raw); ok {
+			out.AfterAssigneeKind = &v
+		}
+	}
+	if raw, ok := d.field("after_assignee_id", false, true); ok {
+		if v, ok := d.uuid("after_assignee_id", raw); ok {
+			out.AfterAssigneeID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTaskCreatedV1Payload is the schema OrgboardTaskCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.task.created.v1: the audit entry of the change (task.created, target type work_item): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTaskCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The work_item changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_type (optional, nullable)
+	AfterType *string `json:"after_type,omitempty"`
+	// after_title (optional, nullable)
+	AfterTitle *string `json:"after_title,omitempty"`
+	// after_status (optional, nullable): backlog, in_progress, in_review or done.
+	AfterStatus *string `json:"after_status,omitempty"`
+	// after_parent_id (optional, nullable)
+	AfterParentID *uuid.UUID `json:"after_parent_id,omitempty"`
+}
+
+// EventType returns OrgboardTaskCreatedV1.
+func (OrgboardTaskCreatedV1Payload) EventType() string { return OrgboardTaskCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTaskCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterType != nil {
+		v.maxLength("after_type", (*p.AfterType), 50)
+	}
+	if p.AfterTitle != nil {
+		v.maxLength("after_title", (*p.AfterTitle), 500)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTaskCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTaskCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_type", false, true); ok {
+		if v, ok := d.str("after_type", raw); ok {
+			out.AfterType = &v
+		}
+	}
+	if raw, ok := d.field("after_title", false, true); ok {
+		if v, ok := d.str("after_title", raw); ok {
+			out.AfterTitle = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_parent_id", false, true); ok {
+		if v, ok := d.uuid("after_parent_id", raw); ok {
+			out.AfterParentID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTaskMovedV1Payload is the schema OrgboardTaskMovedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.task.moved.v1: the audit entry of the change (task.moved, target type work_item): the ids, and the state before (before_*) and after (after_*) it. A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTaskMovedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The work_item changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_status (optional, nullable): The status it left.
+	BeforeStatus *string `json:"before_status,omitempty"`
+	// after_status (optional, nullable): The status it moved to.
+	AfterStatus *string `json:"after_status,omitempty"`
+}
+
+// EventType returns OrgboardTaskMovedV1.
+func (OrgboardTaskMovedV1Payload) EventType() string { return OrgboardTaskMovedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTaskMovedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeStatus != nil {
+		v.maxLength("before_status", (*p.BeforeStatus), 50)
+	}
+	if p.AfterStatus != nil {
+		v.maxLength("after_status", (*p.AfterStatus), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTaskMovedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTaskMovedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_status", false, true); ok {
+		if v, ok := d.str("before_status", raw); ok {
+			out.BeforeStatus = &v
+		}
+	}
+	if raw, ok := d.field("after_status", false, true); ok {
+		if v, ok := d.str("after_status", raw); ok {
+			out.AfterStatus = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTeamCreatedV1Payload is the schema OrgboardTeamCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.team.created.v1: the audit entry of the change (team.created, target type team): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTeamCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The team changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_product_id (optional, nullable): The product the team works on.
+	AfterProductID *uuid.UUID `json:"after_product_id,omitempty"`
+}
+
+// EventType returns OrgboardTeamCreatedV1.
+func (OrgboardTeamCreatedV1Payload) EventType() string { return OrgboardTeamCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTeamCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTeamCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTeamCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_product_id", false, true); ok {
+		if v, ok := d.uuid("after_product_id", raw); ok {
+			out.AfterProductID = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTeamLeadAssignedV1Payload is the schema OrgboardTeamLeadAssignedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.team.lead.assigned.v1: the audit entry of the change (team.lead.assigned, target type member): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTeamLeadAssignedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The member changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_team_id (optional, nullable)
+	AfterTeamID *uuid.UUID `json:"after_team_id,omitempty"`
+	// after_user_id (optional, nullable)
+	AfterUserID *uuid.UUID `json:"after_user_id,omitempty"`
+	// after_role (optional, nullable): Lead.
+	AfterRole *string `json:"after_role,omitempty"`
+}
+
+// EventType returns OrgboardTeamLeadAssignedV1.
+func (OrgboardTeamLeadAssignedV1Payload) EventType() string { return OrgboardTeamLeadAssignedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTeamLeadAssignedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterRole != nil {
+		v.maxLength("after_role", (*p.AfterRole), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTeamLeadAssignedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTeamLeadAssignedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_team_id", false, true); ok {
+		if v, ok := d.uuid("after_team_id", raw); ok {
+			out.AfterTeamID = &v
+		}
+	}
+	if raw, ok := d.field("after_user_id", false, true); ok {
+		if v, ok := d.uuid("after_user_id", raw); ok {
+			out.AfterUserID = &v
+		}
+	}
+	if raw, ok := d.field("after_role", false, true); ok {
+		if v, ok := d.str("after_role", raw); ok {
+			out.AfterRole = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardTeamLeadRemovedV1Payload is the schema OrgboardTeamLeadRemovedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.team.lead.removed.v1: the audit entry of the change (team.lead.removed, target type member): the ids, and the state before it (before_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardTeamLeadRemovedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The member changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_team_id (optional, nullable)
+	BeforeTeamID *uuid.UUID `json:"before_team_id,omitempty"`
+	// before_user_id (optional, nullable)
+	BeforeUserID *uuid.UUID `json:"before_user_id,omitempty"`
+	// before_role (optional, nullable): Lead.
+	BeforeRole *string `json:"before_role,omitempty"`
+}
+
+// EventType returns OrgboardTeamLeadRemovedV1.
+func (OrgboardTeamLeadRemovedV1Payload) EventType() string { return OrgboardTeamLeadRemovedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardTeamLeadRemovedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeRole != nil {
+		v.maxLength("before_role", (*p.BeforeRole), 50)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardTeamLeadRemovedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardTeamLeadRemovedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_team_id", false, true); ok {
+		if v, ok := d.uuid("before_team_id", raw); ok {
+			out.BeforeTeamID = &v
+		}
+	}
+	if raw, ok := d.field("before_user_id", false, true); ok {
+		if v, ok := d.uuid("before_user_id", raw); ok {
+			out.BeforeUserID = &v
+		}
+	}
+	if raw, ok := d.field("before_role", false, true); ok {
+		if v, ok := d.str("before_role", raw); ok {
+			out.BeforeRole = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardToolCalledV1Payload is the schema OrgboardToolCalledV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.tool.called.v1: the audit entry of the change (tool.called, target type tool_call): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardToolCalledV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The tool_call changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_agent_id (optional, nullable)
+	AfterAgentID *uuid.UUID `json:"after_agent_id,omitempty"`
+	// after_server_id (optional, nullable)
+	AfterServerID *uuid.UUID `json:"after_server_id,omitempty"`
+	// after_tool (optional, nullable)
+	AfterTool *string `json:"after_tool,omitempty"`
+	// after_run_id (optional, nullable)
+	AfterRunID *uuid.UUID `json:"after_run_id,omitempty"`
+	// after_autonomy (optional, nullable)
+	AfterAutonomy *string `json:"after_autonomy,omitempty"`
+	// after_outcome (optional, nullable): called, refused or failed.
+	AfterOutcome *string `json:"after_outcome,omitempty"`
+	// after_reason (optional, nullable): Why the call was refused.
+	AfterReason *string `json:"after_reason,omitempty"`
+	// after_error (optional, nullable): Why the call failed (cut at 2000 characters).
+	AfterError *string `json:"after_error,omitempty"`
+	// after_result_size (optional, nullable, range 0..): Size of the result in bytes.
+	AfterResultSize *int64 `json:"after_result_size,omitempty"`
+	// after_is_error (optional, nullable): Whether the tool reported an error.
+	AfterIsError *bool `json:"after_is_error,omitempty"`
+	// after_latency_ms (optional, nullable, range 0..)
+	AfterLatencyMs *int64 `json:"after_latency_ms,omitempty"`
+}
+
+// EventType returns OrgboardToolCalledV1.
+func (OrgboardToolCalledV1Payload) EventType() string { return OrgboardToolCalledV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardToolCalledV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterTool != nil {
+		v.maxLength("after_tool", (*p.AfterTool), 200)
+	}
+	if p.AfterAutonomy != nil {
+		v.maxLength("after_autonomy", (*p.AfterAutonomy), 50)
+	}
+	if p.AfterOutcome != nil {
+		v.maxLength("after_outcome", (*p.AfterOutcome), 50)
+	}
+	if p.AfterReason != nil {
+		v.maxLength("after_reason", (*p.AfterReason), 2000)
+	}
+	if p.AfterError != nil {
+		v.maxLength("after_error", (*p.AfterError), 2000)
+	}
+	if p.AfterResultSize != nil {
+		v.min("after_result_size", float64((*p.AfterResultSize)), 0)
+	}
+	if p.AfterLatencyMs != nil {
+		v.min("after_latency_ms", float64((*p.AfterLatencyMs)), 0)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardToolCalledV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardToolCalledV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_agent_id", false, true); ok {
+		if v, ok := d.uuid("after_agent_id", raw); ok {
+			out.AfterAgentID = &v
+		}
+	}
+	if raw, ok := d.field("after_server_id", false, true); ok {
+		if v, ok := d.uuid("after_server_id", raw); ok {
+			out.AfterServerID = &v
+		}
+	}
+	if raw, ok := d.field("after_tool", false, true); ok {
+		if v, ok := d.str("after_tool", raw); ok {
+			out.AfterTool = &v
+		}
+	}
+	if raw, ok := d.field("after_run_id", false, true); ok {
+		if v, ok := d.uuid("after_run_id", raw); ok {
+			out.AfterRunID = &v
+		}
+	}
+	if raw, ok := d.field("after_autonomy", false, true); ok {
+		if v, ok := d.str("after_autonomy", raw); ok {
+			out.AfterAutonomy = &v
+		}
+	}
+	if raw, ok := d.field("after_outcome", false, true); ok {
+		if v, ok := d.str("after_outcome", raw); ok {
+			out.AfterOutcome = &v
+		}
+	}
+	if raw, ok := d.field("after_reason", false, true); ok {
+		if v, ok := d.str("after_reason", raw); ok {
+			out.AfterReason = &v
+		}
+	}
+	if raw, ok := d.field("after_error", false, true); ok {
+		if v, ok := d.str("after_error", raw); ok {
+			out.AfterError = &v
+		}
+	}
+	if raw, ok := d.field("after_result_size", false, true); ok {
+		if v, ok := d.int64("after_result_size", raw); ok {
+			out.AfterResultSize = &v
+		}
+	}
+	if raw, ok := d.field("after_is_error", false, true); ok {
+		if v, ok := d.bool("after_is_error", raw); ok {
+			out.AfterIsError = &v
+		}
+	}
+	if raw, ok := d.field("after_latency_ms", false, true); ok {
+		if v, ok := d.int64("after_latency_ms", raw); ok {
+			out.AfterLatencyMs = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardToolServerCreatedV1Payload is the schema OrgboardToolServerCreatedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.tool_server.created.v1: the audit entry of the change (tool_server.created, target type tool_server): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardToolServerCreatedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The tool_server changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_name (optional, nullable)
+	AfterName *string `json:"after_name,omitempty"`
+	// after_url (optional, nullable): The streamable HTTP endpoint.
+	AfterURL *string `json:"after_url,omitempty"`
+	// after_header_names (optional, nullable): Names of the headers sent to the server (their values are secrets and never published).
+	AfterHeaderNames []string `json:"after_header_names,omitempty"`
+}
+
+// EventType returns OrgboardToolServerCreatedV1.
+func (OrgboardToolServerCreatedV1Payload) EventType() string { return OrgboardToolServerCreatedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardToolServerCreatedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterName != nil {
+		v.maxLength("after_name", (*p.AfterName), 200)
+	}
+	if p.AfterURL != nil {
+		v.maxLength("after_url", (*p.AfterURL), 2000)
+	}
+	v.maxItems("after_header_names", len(p.AfterHeaderNames), 100)
+	for i, s := range p.AfterHeaderNames {
+		v.maxLength(indexed("after_header_names", i), s, 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardToolServerCreatedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardToolServerCreatedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_name", false, true); ok {
+		if v, ok := d.str("after_name", raw); ok {
+			out.AfterName = &v
+		}
+	}
+	if raw, ok := d.field("after_url", false, true); ok {
+		if v, ok := d.str("after_url", raw); ok {
+			out.AfterURL = &v
+		}
+	}
+	if raw, ok := d.field("after_header_names", false, true); ok {
+		if v, ok := decodeArray(d, "after_header_names", raw, (*decoder).str); ok {
+			out.AfterHeaderNames = v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardToolServerDeletedV1Payload is the schema OrgboardToolServerDeletedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.tool_server.deleted.v1: the audit entry of the change (tool_server.deleted, target type tool_server): the ids, and the state before it (before_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardToolServerDeletedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The tool_server changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// before_name (optional, nullable)
+	BeforeName *string `json:"before_name,omitempty"`
+	// before_url (optional, nullable): The streamable HTTP endpoint.
+	BeforeURL *string `json:"before_url,omitempty"`
+	// before_header_names (optional, nullable): Names of the headers sent to the server (their values are secrets and never published).
+	BeforeHeaderNames []string `json:"before_header_names,omitempty"`
+}
+
+// EventType returns OrgboardToolServerDeletedV1.
+func (OrgboardToolServerDeletedV1Payload) EventType() string { return OrgboardToolServerDeletedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardToolServerDeletedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.BeforeName != nil {
+		v.maxLength("before_name", (*p.BeforeName), 200)
+	}
+	if p.BeforeURL != nil {
+		v.maxLength("before_url", (*p.BeforeURL), 2000)
+	}
+	v.maxItems("before_header_names", len(p.BeforeHeaderNames), 100)
+	for i, s := range p.BeforeHeaderNames {
+		v.maxLength(indexed("before_header_names", i), s, 200)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardToolServerDeletedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardToolServerDeletedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("before_name", false, true); ok {
+		if v, ok := d.str("before_name", raw); ok {
+			out.BeforeName = &v
+		}
+	}
+	if raw, ok := d.field("before_url", false, true); ok {
+		if v, ok := d.str("before_url", raw); ok {
+			out.BeforeURL = &v
+		}
+	}
+	if raw, ok := d.field("before_header_names", false, true); ok {
+		if v, ok := decodeArray(d, "before_header_names", raw, (*decoder).str); ok {
+			out.BeforeHeaderNames = v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardToolServerTestedV1Payload is the schema OrgboardToolServerTestedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.tool_server.tested.v1: the audit entry of the change (tool_server.tested, target type tool_server): the ids, and the state after it (after_*). A before_/after_ field is absent or null when the entry records no such value. Secrets (model keys, tool-server header values) and texts (personas, prompts, drafts, identity briefs, tool arguments) are never published.
+type OrgboardToolServerTestedV1Payload struct {
+	// audit_entry_id (required): The audit entry of the change (GET /api/governance/audit); one per event.
+	AuditEntryID uuid.UUID `json:"audit_entry_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// scope_type (required)
+	ScopeType OrgboardScopeType `json:"scope_type"`
+	// scope_id (required): The organization or the team (scope_type) the change happened in.
+	ScopeID uuid.UUID `json:"scope_id"`
+	// target_id (required, nullable): The tool_server changed.
+	TargetID *uuid.UUID `json:"target_id"`
+	// actor_kind (required)
+	ActorKind OrgboardActorKind `json:"actor_kind"`
+	// actor_id (required, nullable): The user who made the change; null for a service or the system.
+	ActorID *uuid.UUID `json:"actor_id"`
+	// actor_name (required, nullable): The service token's name of a service actor; null for a user.
+	ActorName *string `json:"actor_name"`
+	// after_reachable (optional, nullable)
+	AfterReachable *bool `json:"after_reachable,omitempty"`
+	// after_tool_count (optional, nullable, range 0..)
+	AfterToolCount *int `json:"after_tool_count,omitempty"`
+	// after_error (optional, nullable): Why the test failed (cut at 2000 characters).
+	AfterError *string `json:"after_error,omitempty"`
+	// after_protocol_version (optional, nullable)
+	AfterProtocolVersion *string `json:"after_protocol_version,omitempty"`
+	// after_latency_ms (optional, nullable, range 0..)
+	AfterLatencyMs *int64 `json:"after_latency_ms,omitempty"`
+}
+
+// EventType returns OrgboardToolServerTestedV1.
+func (OrgboardToolServerTestedV1Payload) EventType() string { return OrgboardToolServerTestedV1 }
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardToolServerTestedV1Payload) Validate() error {
+	var v validator
+	if p.AuditEntryID == uuid.Nil {
+		v.add("audit_entry_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	v.enum("scope_type", p.ScopeType.Valid(), p.ScopeType.allowed())
+	if p.ScopeID == uuid.Nil {
+		v.add("scope_id", "is required")
+	}
+	v.enum("actor_kind", p.ActorKind.Valid(), p.ActorKind.allowed())
+	if p.ActorName != nil {
+		v.maxLength("actor_name", (*p.ActorName), 200)
+	}
+	if p.AfterToolCount != nil {
+		v.min("after_tool_count", float64((*p.AfterToolCount)), 0)
+	}
+	if p.AfterError != nil {
+		v.maxLength("after_error", (*p.AfterError), 2000)
+	}
+	if p.AfterProtocolVersion != nil {
+		v.maxLength("after_protocol_version", (*p.AfterProtocolVersion), 2000)
+	}
+	if p.AfterLatencyMs != nil {
+		v.min("after_latency_ms", float64((*p.AfterLatencyMs)), 0)
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardToolServerTestedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardToolServerTestedV1Payload
+	if raw, ok := d.field("audit_entry_id", true, false); ok {
+		if v, ok := d.uuid("audit_entry_id", raw); ok {
+			out.AuditEntryID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("scope_type", true, false); ok {
+		if v, ok := decodeEnum[OrgboardScopeType](d, "scope_type", raw); ok {
+			out.ScopeType = v
+		}
+	}
+	if raw, ok := d.field("scope_id", true, false); ok {
+		if v, ok := d.uuid("scope_id", raw); ok {
+			out.ScopeID = v
+		}
+	}
+	if raw, ok := d.field("target_id", true, true); ok {
+		if v, ok := d.uuid("target_id", raw); ok {
+			out.TargetID = &v
+		}
+	}
+	if raw, ok := d.field("actor_kind", true, false); ok {
+		if v, ok := decodeEnum[OrgboardActorKind](d, "actor_kind", raw); ok {
+			out.ActorKind = v
+		}
+	}
+	if raw, ok := d.field("actor_id", true, true); ok {
+		if v, ok := d.uuid("actor_id", raw); ok {
+			out.ActorID = &v
+		}
+	}
+	if raw, ok := d.field("actor_name", true, true); ok {
+		if v, ok := d.str("actor_name", raw); ok {
+			out.ActorName = &v
+		}
+	}
+	if raw, ok := d.field("after_reachable", false, true); ok {
+		if v, ok := d.bool("after_reachable", raw); ok {
+			out.AfterReachable = &v
+		}
+	}
+	if raw, ok := d.field("after_tool_count", false, true); ok {
+		if v, ok := d.int("after_tool_count", raw); ok {
+			out.AfterToolCount = &v
+		}
+	}
+	if raw, ok := d.field("after_error", false, true); ok {
+		if v, ok := d.str("after_error", raw); ok {
+			out.AfterError = &v
+		}
+	}
+	if raw, ok := d.field("after_protocol_version", false, true); ok {
+		if v, ok := d.str("after_protocol_version", raw); ok {
+			out.AfterProtocolVersion = &v
+		}
+	}
+	if raw, ok := d.field("after_latency_ms", false, true); ok {
+		if v, ok := d.int64("after_latency_ms", raw); ok {
+			out.AfterLatencyMs = &v
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
