@@ -78,10 +78,20 @@ func (a *App) newID() uuid.UUID {
 	return id
 }
 
-// audit appends the audit entry of rec, done by actor, through s -- the Store of the
-// transaction that makes the change, so the entry commits or rolls back with it.
+// audit appends the audit entry of rec, done by actor, and publishes its event
+// (orgboard.<action>.v1) through s -- the Store of the transaction that makes the change, so
+// the entry and the event commit or roll back with it. Every audited change goes through here:
+// none can forget its event.
 func (a *App) audit(ctx context.Context, s domain.Store, actor domain.Actor, rec domain.Record) error {
-	return s.AppendAudit(ctx, domain.NewAuditEntry(a.newID(), actor, rec, a.now()))
+	e := domain.NewAuditEntry(a.newID(), actor, rec, a.now())
+	if err := s.AppendAudit(ctx, e); err != nil {
+		return err
+	}
+	p, err := auditEvent(e)
+	if err != nil {
+		return err
+	}
+	return a.publish(ctx, s, actor, p)
 }
 
 // publish writes the event p, caused by actor, to the outbox through s -- the Store of the

@@ -21,11 +21,14 @@ import (
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
 	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus"
+	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
+	"github.com/videotpl/platform/services/orgboard/internal/busapi"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/store"
 	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
@@ -44,6 +47,10 @@ var suite struct {
 	// for leaked secrets.
 	logs, responses *lockedBuffer
 	spec            *openapi3.T
+	// bus is the test topology on RabbitMQ the service's outbox is forwarded to, through
+	// proxy (which a test may cut to play a broker outage).
+	bus   bus.Config
+	proxy *bustest.Proxy
 }
 
 // Service tokens: one with the admin scope, one without; set by TestMain.
@@ -88,6 +95,15 @@ func startSuite(tb testing.TB) {
 	if suite.spec, err = orgboardserver.GetSpec(); err != nil {
 		tb.Fatal(err)
 	}
+	suite.proxy = bustest.NewProxy(tb)
+	suite.bus = bustest.Config(tb)
+	forwarded := suite.bus
+	forwarded.AMQPURL = suite.proxy.URL()
+	b, err := busapi.Start(context.Background(), forwarded, pool, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = b.Stop() })
 }
 
 // mainTB is the testing.TB of TestMain, where no test runs yet: a failure ends the start with
