@@ -3206,8 +3206,8 @@ type OrgboardAgentRunApprovedV1Payload struct {
 	BeforeStatus *string `json:"before_status,omitempty"`
 	// after_status (optional, nullable)
 	AfterStatus *string `json:"after_status,omitempty"`
-	// after_edit_distance (optional, nullable, range 0..): Edit distance between the draft and the approved text.
-	AfterEditDistance *int `json:"after_edit_distance,omitempty"`
+	// after_edit_distance (optional, nullable, range 0..1): Normalized edit distance between the draft and the approved text (0 unchanged, 1 entirely rewritten).
+	AfterEditDistance *float64 `json:"after_edit_distance,omitempty"`
 	// after_edit_distance_exact (optional, nullable): False when edit_distance is a lower bound.
 	AfterEditDistanceExact *bool `json:"after_edit_distance_exact,omitempty"`
 	// after_final_chars (optional, nullable, range 0..): Length of the approved text in characters.
@@ -3242,6 +3242,7 @@ func (p OrgboardAgentRunApprovedV1Payload) Validate() error {
 	}
 	if p.AfterEditDistance != nil {
 		v.min("after_edit_distance", float64((*p.AfterEditDistance)), 0)
+		v.max("after_edit_distance", float64((*p.AfterEditDistance)), 1)
 	}
 	if p.AfterFinalChars != nil {
 		v.min("after_final_chars", float64((*p.AfterFinalChars)), 0)
@@ -3309,7 +3310,7 @@ func (p *OrgboardAgentRunApprovedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if raw, ok := d.field("after_edit_distance", false, true); ok {
-		if v, ok := d.int("after_edit_distance", raw); ok {
+		if v, ok := d.number("after_edit_distance", raw); ok {
 			out.AfterEditDistance = &v
 		}
 	}
