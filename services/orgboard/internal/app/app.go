@@ -91,13 +91,13 @@ func (a *App) audit(ctx context.Context, s domain.Store, actor domain.Actor, rec
 	if err != nil {
 		return err
 	}
-	return a.publish(ctx, s, actor, p)
+	return a.publish(ctx, s, actor, p, e.At)
 }
 
-// publish writes the event p, caused by actor, to the outbox through s -- the Store of the
-// transaction that makes the change, so the event is published if and only if it commits.
-func (a *App) publish(ctx context.Context, s domain.Store, actor domain.Actor, p domain.EventPayload) error {
-	return s.PublishEvent(ctx, domain.Event{TenantID: a.tenantOf(actor), UserID: actor.UserIDPtr(), Payload: p})
+// publish writes the event p, caused by actor at at, to the outbox through s -- the Store of
+// the transaction that makes the change, so the event is published if and only if it commits.
+func (a *App) publish(ctx context.Context, s domain.Store, actor domain.Actor, p domain.EventPayload, at time.Time) error {
+	return s.PublishEvent(ctx, domain.Event{TenantID: a.tenantOf(actor), UserID: actor.UserIDPtr(), At: at, Payload: p})
 }
 
 // tenantOf is the tenant of the events actor causes: its token's, or the configured default.

@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 )
@@ -20,7 +21,9 @@ type Event struct {
 	// TenantID is the tenant the event belongs to: the caller's, or the configured default.
 	TenantID uuid.UUID
 	// UserID is the user who caused it, nil for a service.
-	UserID  *uuid.UUID
+	UserID *uuid.UUID
+	// At is when it happened (the envelope's event_time); zero: when it is published.
+	At      time.Time
 	Payload EventPayload
 }
 

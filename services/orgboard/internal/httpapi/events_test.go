@@ -93,8 +93,8 @@ func TestABoardMovePublishesTaskMovedOnTheEventsExchange(t *testing.T) {
 	// The event names the audit entry written in the same transaction.
 	page := must[*orgboard.ListAuditEntriesResponse](t, 200)(e.client.ListAuditEntriesWithResponse(e.ctx, &orgboard.ListAuditEntriesParams{
 		OrganizationId: org.Id, Action: ptr("task.moved"), TargetId: &task.Id}, as(owner))).JSON200
-	if len(page.Data) != 1 || page.Data[0].Id != p.AuditEntryID {
-		t.Errorf("audit entries %+v, want the one of event %s", page.Data, p.AuditEntryID)
+	if len(page.Data) != 1 || page.Data[0].Id != p.AuditEntryID || !page.Data[0].At.Equal(env.EventTime) {
+		t.Errorf("audit entries %+v, want the one of event %s at %s", page.Data, p.AuditEntryID, env.EventTime)
 	}
 }
 

@@ -21,5 +21,8 @@ func (s *Store) PublishEvent(ctx context.Context, e domain.Event) error {
 		return err
 	}
 	env.UserID = e.UserID
+	if !e.At.IsZero() {
+		env.EventTime = e.At.UTC()
+	}
 	return bus.PublishEventsInTx(ctx, s.tx, env)
 }
