@@ -41,12 +41,51 @@ var validPayloads = map[string]string{
 	events.IdentityApiKeyRevokedV1:     `{"api_key_id":"` + id1 + `","tenant_id":"` + id2 + `","revoked_by_user_id":"` + id1 + `","reason":"leaked"}`,
 	events.ContentSvgPreviewGeneratedV1: `{"svg_preview_id":"` + id1 + `","target_type":"scene","target_id":"` + id2 + `","project_id":null,"scene_id":"` + id2 +
 		`","status":"Failed","svg_url":null,"thumbnail_url":null,"source_image_url":"https://cdn/in.png","quality_score":null,"generated_by_ai":false,"error":"no zones","color_zone_count":0}`,
+	events.OrgboardOrganizationCreatedV1:     orgboardPayload(`"after_name":"x"`),
+	events.OrgboardInvitationCreatedV1:       orgboardPayload(`"after_role":"Member","after_expires_at":"` + ts + `","after_email":"a@b.c"`),
+	events.OrgboardMemberJoinedV1:            orgboardPayload(``),
+	events.OrgboardTeamCreatedV1:             orgboardPayload(`"after_name":"Board","after_product_id":null`),
+	events.OrgboardTeamLeadAssignedV1:        orgboardPayload(``),
+	events.OrgboardTeamLeadRemovedV1:         orgboardPayload(``),
+	events.OrgboardDivisionCreatedV1:         orgboardPayload(`"after_name":"x"`),
+	events.OrgboardProductCreatedV1:          orgboardPayload(`"after_name":"x"`),
+	events.OrgboardProductIdentityUpdatedV1:  orgboardPayload(`"before_version":null,"after_version":1,"after_sha256":"ab"`),
+	events.OrgboardSeatCreatedV1:             orgboardPayload(`"after_name":"x"`),
+	events.OrgboardTaskCreatedV1:             orgboardPayload(`"after_name":"x"`),
+	events.OrgboardTaskMovedV1:               orgboardPayload(`"before_status":"backlog","after_status":"in_progress"`),
+	events.OrgboardTaskAssignedV1:            orgboardPayload(`"before_assignee_kind":null,"after_assignee_kind":"user","after_assignee_id":"` + id2 + `"`),
+	events.OrgboardAgentConfiguredV1:         orgboardPayload(`"after_name":"Ada","after_skill_keys":["review"],"after_mcp_server_ids":["` + id2 + `"],"after_persona_chars":120`),
+	events.OrgboardApiConfigCreatedV1:        orgboardPayload(`"after_name":"x"`),
+	events.OrgboardApiConfigDeletedV1:        orgboardPayload(``),
+	events.OrgboardToolServerCreatedV1:       orgboardPayload(`"after_name":"x"`),
+	events.OrgboardToolServerDeletedV1:       orgboardPayload(``),
+	events.OrgboardToolServerTestedV1:        orgboardPayload(``),
+	events.OrgboardAgentProfileUploadedV1:    orgboardPayload(``),
+	events.OrgboardAgentProfilePublishedV1:   orgboardPayload(``),
+	events.OrgboardAgentProfileUnpublishedV1: orgboardPayload(``),
+	events.OrgboardAgentProfileForkedV1:      orgboardPayload(``),
+	events.OrgboardAgentProfileInstalledV1:   orgboardPayload(``),
+	events.OrgboardAgentRunPreparedV1:        orgboardPayload(``),
+	events.OrgboardAgentRunExecutedV1:        orgboardPayload(``),
+	events.OrgboardAgentRunApprovedV1:        orgboardPayload(`"before_status":"drafted","after_status":"approved","after_edit_distance":0.25,"after_edit_distance_exact":true`),
+	events.OrgboardToolCalledV1:              orgboardPayload(``),
+}
+
+// orgboardPayload is the data of an orgboard event: the ids, scope and actor every one carries,
+// and fields (its before_/after_ state, without braces).
+func orgboardPayload(fields string) string {
+	common := `"audit_entry_id":"` + id1 + `","organization_id":"` + id2 + `","scope_type":"team","scope_id":"` + id1 +
+		`","target_id":"` + id2 + `","actor_kind":"user","actor_id":"` + id1 + `","actor_name":null`
+	if fields == "" {
+		return "{" + common + "}"
+	}
+	return "{" + common + "," + fields + "}"
 }
 
 func TestEveryEventHasAValidPayloadThatDecodes(t *testing.T) {
 	names := events.Names()
-	if len(names) != 21 {
-		t.Errorf("the document declares %d events, want 21 (20 of seed 001 + content.svg_preview.generated.v1)", len(names))
+	if len(names) != 49 {
+		t.Errorf("the document declares %d events, want 49 (20 of seed 001, content.svg_preview.generated.v1 and 28 orgboard events, one per audit action)", len(names))
 	}
 	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
