@@ -186,6 +186,14 @@ type TeamLead struct {
 	AssignedAt     time.Time
 }
 
+type TenantSuspension struct {
+	TenantID    uuid.UUID
+	Reason      string
+	SuspendedAt time.Time
+	EventTime   time.Time
+	EventID     uuid.UUID
+}
+
 type ToolServer struct {
 	ID             uuid.UUID
 	OrganizationID uuid.UUID
@@ -195,6 +203,16 @@ type ToolServer struct {
 	HeadersSealed  []byte
 	CreatedBy      uuid.UUID
 	CreatedAt      time.Time
+}
+
+type UserBan struct {
+	UserID      uuid.UUID
+	TenantID    *uuid.UUID
+	BannedBy    uuid.UUID
+	Reason      string
+	UnblockDate *time.Time
+	EventTime   time.Time
+	EventID     uuid.UUID
 }
 
 type WorkItem struct {

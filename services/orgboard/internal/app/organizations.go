@@ -77,7 +77,11 @@ func (a *App) ListMembers(ctx context.Context, actor domain.Actor, org uuid.UUID
 	if _, err := a.authorizeOrg(ctx, s, actor, org, domain.ViewBoard); err != nil {
 		return nil, err
 	}
-	return s.ListMembers(ctx, org)
+	ms, err := s.ListMembers(ctx, org)
+	if err != nil {
+		return nil, err
+	}
+	return a.withBans(ctx, s, org, ms)
 }
 
 // InviteInput names the invitee: exactly one of Email and UserID.

@@ -23,6 +23,8 @@ type Member struct {
 	UserID         uuid.UUID
 	Role           Role
 	JoinedAt       time.Time
+	// Blocked is the member's ban while it holds; nil otherwise.
+	Blocked *Block
 }
 
 // InvitationTTL is how long an invitation stays pending.

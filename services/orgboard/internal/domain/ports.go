@@ -23,6 +23,7 @@ type Store interface {
 	ConnectionStore
 	ToolServerStore
 	RunStore
+	BlockStore
 }
 
 // Sealer seals secrets at rest (model keys, tool-server headers). binding ties a sealed value

@@ -25,9 +25,10 @@ func New(a *app.App) *Server {
 }
 
 // Register mounts the handlers on e (built with pkg/httpx, which authenticates and validates
-// every request against the spec first).
+// every request against the spec first); a caller the identity service blocks is refused before
+// any of them runs.
 func Register(e *echo.Echo, s *Server) {
-	orgboardserver.RegisterHandlers(e, orgboardserver.NewStrictHandler(s, nil))
+	orgboardserver.RegisterHandlers(e, orgboardserver.NewStrictHandler(s, []orgboardserver.StrictMiddlewareFunc{s.refuseBlocked}))
 }
 
 // ActorOf turns the request's authenticated principal into the domain's actor.
