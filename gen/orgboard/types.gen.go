@@ -159,6 +159,24 @@ func (e InvitationStatus) Valid() bool {
 	}
 }
 
+// Defines values for MemberBlockCause.
+const (
+	MemberBlockCauseTenantSuspended MemberBlockCause = "tenant_suspended"
+	MemberBlockCauseUserBanned      MemberBlockCause = "user_banned"
+)
+
+// Valid indicates whether the value is a known member of the MemberBlockCause enum.
+func (e MemberBlockCause) Valid() bool {
+	switch e {
+	case MemberBlockCauseTenantSuspended:
+		return true
+	case MemberBlockCauseUserBanned:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ModelProvider.
 const (
 	ModelProviderAnthropic   ModelProvider = "anthropic"
@@ -872,6 +890,10 @@ type McpServerConfigList struct {
 
 // Member Membership of a user in an organization.
 type Member struct {
+	// Blocked Why the member is refused on every operation while this holds: a ban of the user, or a
+	// suspension of the member's tenant, announced by the identity service. Absent when neither
+	// holds (an ended ban is not shown).
+	Blocked        *MemberBlock       `json:"blocked,omitempty"`
 	JoinedAt       time.Time          `json:"joined_at"`
 	OrganizationId openapi_types.UUID `json:"organization_id"`
 
@@ -879,6 +901,26 @@ type Member struct {
 	Role   OrgRole            `json:"role"`
 	UserId openapi_types.UUID `json:"user_id"`
 }
+
+// MemberBlock Why the member is refused on every operation while this holds: a ban of the user, or a
+// suspension of the member's tenant, announced by the identity service. Absent when neither
+// holds (an ended ban is not shown).
+type MemberBlock struct {
+	// Cause user_banned (the user is banned) or tenant_suspended (the member's tenant is suspended).
+	Cause MemberBlockCause `json:"cause"`
+
+	// Reason The reason the identity service gave.
+	Reason string `json:"reason"`
+
+	// Since When it took effect (the ban's event time; the suspension's suspended_at).
+	Since time.Time `json:"since"`
+
+	// Until When the ban ends (its unblock_date); null when it has no announced end.
+	Until *time.Time `json:"until"`
+}
+
+// MemberBlockCause user_banned (the user is banned) or tenant_suspended (the member's tenant is suspended).
+type MemberBlockCause string
 
 // MemberList defines model for MemberList.
 type MemberList struct {

@@ -12,39 +12,43 @@ import (
 	"github.com/google/uuid"
 )
 
-const listBansOfMembers = `-- name: ListBansOfMembers :many
-SELECT b.user_id, b.tenant_id, b.banned_by, b.reason, b.unblock_date, b.event_time
-FROM user_bans b
-JOIN memberships m ON m.user_id = b.user_id
-WHERE m.organization_id = $1
+const listBlocksOfMembers = `-- name: ListBlocksOfMembers :many
+SELECT m.user_id, 'user_banned'::text AS cause, b.reason, b.event_time AS since, b.unblock_date AS until
+FROM memberships m
+JOIN user_bans b ON b.user_id = m.user_id
+WHERE m.organization_id = $1::uuid
+UNION ALL
+SELECT m.user_id, 'tenant_suspended'::text, s.reason, s.suspended_at, NULL::timestamptz
+FROM memberships m
+JOIN tenant_suspensions s ON s.tenant_id = m.tenant_id
+WHERE m.organization_id = $1::uuid
 `
 
-type ListBansOfMembersRow struct {
-	UserID      uuid.UUID
-	TenantID    *uuid.UUID
-	BannedBy    uuid.UUID
-	Reason      string
-	UnblockDate *time.Time
-	EventTime   time.Time
+type ListBlocksOfMembersRow struct {
+	UserID uuid.UUID
+	Cause  string
+	Reason string
+	Since  time.Time
+	Until  *time.Time
 }
 
-// The bans of an organization's members (ended ones included: the caller decides at its time).
-func (q *Queries) ListBansOfMembers(ctx context.Context, organizationID uuid.UUID) ([]ListBansOfMembersRow, error) {
-	rows, err := q.db.Query(ctx, listBansOfMembers, organizationID)
+// The bans of an organization's members and the suspensions of their tenants, ended ones
+// included (the caller decides at its time).
+func (q *Queries) ListBlocksOfMembers(ctx context.Context, organizationID uuid.UUID) ([]ListBlocksOfMembersRow, error) {
+	rows, err := q.db.Query(ctx, listBlocksOfMembers, organizationID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	items := []ListBansOfMembersRow{}
+	items := []ListBlocksOfMembersRow{}
 	for rows.Next() {
-		var i ListBansOfMembersRow
+		var i ListBlocksOfMembersRow
 		if err := rows.Scan(
 			&i.UserID,
-			&i.TenantID,
-			&i.BannedBy,
+			&i.Cause,
 			&i.Reason,
-			&i.UnblockDate,
-			&i.EventTime,
+			&i.Since,
+			&i.Until,
 		); err != nil {
 			return nil, err
 		}

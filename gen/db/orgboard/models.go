@@ -132,6 +132,7 @@ type Membership struct {
 	UserID         uuid.UUID
 	Role           string
 	JoinedAt       time.Time
+	TenantID       *uuid.UUID
 }
 
 type Organization struct {

@@ -65,7 +65,7 @@ func (q *Queries) GetInvitationForUpdate(ctx context.Context, id uuid.UUID) (Inv
 }
 
 const getMembership = `-- name: GetMembership :one
-SELECT organization_id, user_id, role, joined_at
+SELECT organization_id, user_id, role, joined_at, tenant_id
 FROM memberships WHERE organization_id = $1 AND user_id = $2
 `
 
@@ -82,6 +82,7 @@ func (q *Queries) GetMembership(ctx context.Context, arg GetMembershipParams) (M
 		&i.UserID,
 		&i.Role,
 		&i.JoinedAt,
+		&i.TenantID,
 	)
 	return i, err
 }
@@ -135,8 +136,8 @@ func (q *Queries) InsertInvitation(ctx context.Context, arg InsertInvitationPara
 }
 
 const insertMembership = `-- name: InsertMembership :exec
-INSERT INTO memberships (organization_id, user_id, role, joined_at)
-VALUES ($1, $2, $3, $4)
+INSERT INTO memberships (organization_id, user_id, role, joined_at, tenant_id)
+VALUES ($1, $2, $3, $4, $5)
 `
 
 type InsertMembershipParams struct {
@@ -144,6 +145,7 @@ type InsertMembershipParams struct {
 	UserID         uuid.UUID
 	Role           string
 	JoinedAt       time.Time
+	TenantID       *uuid.UUID
 }
 
 func (q *Queries) InsertMembership(ctx context.Context, arg InsertMembershipParams) error {
@@ -152,6 +154,7 @@ func (q *Queries) InsertMembership(ctx context.Context, arg InsertMembershipPara
 		arg.UserID,
 		arg.Role,
 		arg.JoinedAt,
+		arg.TenantID,
 	)
 	return err
 }
@@ -246,7 +249,7 @@ func (q *Queries) ListInvitations(ctx context.Context, organizationID uuid.UUID)
 }
 
 const listMemberships = `-- name: ListMemberships :many
-SELECT organization_id, user_id, role, joined_at
+SELECT organization_id, user_id, role, joined_at, tenant_id
 FROM memberships WHERE organization_id = $1
 ORDER BY joined_at, user_id
 `
@@ -265,6 +268,7 @@ func (q *Queries) ListMemberships(ctx context.Context, organizationID uuid.UUID)
 			&i.UserID,
 			&i.Role,
 			&i.JoinedAt,
+			&i.TenantID,
 		); err != nil {
 			return nil, err
 		}

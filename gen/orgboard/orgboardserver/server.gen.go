@@ -4146,6 +4146,22 @@ func (response ListOrganizations401ApplicationProblemPlusJSONResponse) VisitList
 	return err
 }
 
+type ListOrganizations403ApplicationProblemPlusJSONResponse struct {
+	ForbiddenApplicationProblemPlusJSONResponse
+}
+
+func (response ListOrganizations403ApplicationProblemPlusJSONResponse) VisitListOrganizationsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/problem+json")
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateOrganizationRequestObject struct {
 	Params CreateOrganizationParams
 	Body   *CreateOrganizationJSONRequestBody

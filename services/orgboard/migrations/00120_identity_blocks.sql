@@ -21,6 +21,13 @@ CREATE TABLE tenant_suspensions (
     event_id     uuid NOT NULL
 );
 
+-- The tenant of a member: the tenant_id claim of the token that created the organization or
+-- accepted the invitation (NULL: unknown, or a token without one). A suspension of that tenant
+-- shows on the member's record.
+ALTER TABLE memberships ADD COLUMN tenant_id uuid;
+CREATE INDEX memberships_tenant_idx ON memberships (tenant_id) WHERE tenant_id IS NOT NULL;
+
 -- +goose Down
+ALTER TABLE memberships DROP COLUMN tenant_id;
 DROP TABLE tenant_suspensions;
 DROP TABLE user_bans;

@@ -25,9 +25,15 @@ UNION ALL
 SELECT 'tenant_suspended'::text, reason, suspended_at, NULL::timestamptz
 FROM tenant_suspensions WHERE tenant_id = sqlc.arg(tenant_id)::uuid;
 
--- name: ListBansOfMembers :many
--- The bans of an organization's members (ended ones included: the caller decides at its time).
-SELECT b.user_id, b.tenant_id, b.banned_by, b.reason, b.unblock_date, b.event_time
-FROM user_bans b
-JOIN memberships m ON m.user_id = b.user_id
-WHERE m.organization_id = $1;
+-- name: ListBlocksOfMembers :many
+-- The bans of an organization's members and the suspensions of their tenants, ended ones
+-- included (the caller decides at its time).
+SELECT m.user_id, 'user_banned'::text AS cause, b.reason, b.event_time AS since, b.unblock_date AS until
+FROM memberships m
+JOIN user_bans b ON b.user_id = m.user_id
+WHERE m.organization_id = sqlc.arg(organization_id)::uuid
+UNION ALL
+SELECT m.user_id, 'tenant_suspended'::text, s.reason, s.suspended_at, NULL::timestamptz
+FROM memberships m
+JOIN tenant_suspensions s ON s.tenant_id = m.tenant_id
+WHERE m.organization_id = sqlc.arg(organization_id)::uuid;

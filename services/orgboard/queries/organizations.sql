@@ -19,15 +19,15 @@ ORDER BY o.name, o.id;
 SELECT id, name, created_by, created_at FROM organizations ORDER BY name, id;
 
 -- name: InsertMembership :exec
-INSERT INTO memberships (organization_id, user_id, role, joined_at)
-VALUES ($1, $2, $3, $4);
+INSERT INTO memberships (organization_id, user_id, role, joined_at, tenant_id)
+VALUES ($1, $2, $3, $4, $5);
 
 -- name: GetMembership :one
-SELECT organization_id, user_id, role, joined_at
+SELECT organization_id, user_id, role, joined_at, tenant_id
 FROM memberships WHERE organization_id = $1 AND user_id = $2;
 
 -- name: ListMemberships :many
-SELECT organization_id, user_id, role, joined_at
+SELECT organization_id, user_id, role, joined_at, tenant_id
 FROM memberships WHERE organization_id = $1
 ORDER BY joined_at, user_id;
 

@@ -64,17 +64,16 @@ func (a *App) CheckCaller(ctx context.Context, actor domain.Actor) error {
 	return nil
 }
 
-// withBans sets Blocked on the members of org whose ban holds now.
-func (a *App) withBans(ctx context.Context, s domain.Store, org uuid.UUID, ms []domain.Member) ([]domain.Member, error) {
-	bans, err := s.MemberBans(ctx, org)
-	if err != nil || len(bans) == 0 {
+// withBlocks sets Blocked on the members of org whose ban, or whose tenant's suspension, holds
+// now.
+func (a *App) withBlocks(ctx context.Context, s domain.Store, org uuid.UUID, ms []domain.Member) ([]domain.Member, error) {
+	blocks, err := s.MemberBlocks(ctx, org)
+	if err != nil || len(blocks) == 0 {
 		return ms, err
 	}
 	now := a.now()
 	for i := range ms {
-		if b, ok := bans[ms[i].UserID]; ok && b.ActiveAt(now) {
-			ms[i].Blocked = &b
-		}
+		ms[i].Blocked = domain.FirstActive(blocks[ms[i].UserID], now)
 	}
 	return ms, nil
 }

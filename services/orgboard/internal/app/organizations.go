@@ -30,7 +30,8 @@ func (a *App) CreateOrganization(ctx context.Context, actor domain.Actor, name s
 		if err := s.InsertOrganization(ctx, org); err != nil {
 			return err
 		}
-		if err := s.InsertMember(ctx, domain.Member{OrganizationID: org.ID, UserID: actor.UserID, Role: domain.RoleOwner, JoinedAt: now}); err != nil {
+		if err := s.InsertMember(ctx, domain.Member{OrganizationID: org.ID, UserID: actor.UserID, Role: domain.RoleOwner, JoinedAt: now,
+			TenantID: actor.TenantIDPtr()}); err != nil {
 			return err
 		}
 		return a.audit(ctx, s, actor, domain.Record{
@@ -81,7 +82,7 @@ func (a *App) ListMembers(ctx context.Context, actor domain.Actor, org uuid.UUID
 	if err != nil {
 		return nil, err
 	}
-	return a.withBans(ctx, s, org, ms)
+	return a.withBlocks(ctx, s, org, ms)
 }
 
 // InviteInput names the invitee: exactly one of Email and UserID.
@@ -186,7 +187,8 @@ func (a *App) AcceptInvitation(ctx context.Context, actor domain.Actor, id uuid.
 		if st := inv.Status(now); st != domain.InvitationPending {
 			return errs.Ef(errs.Conflict, "the invitation is %s", st)
 		}
-		m = domain.Member{OrganizationID: inv.OrganizationID, UserID: actor.UserID, Role: inv.Role, JoinedAt: now}
+		m = domain.Member{OrganizationID: inv.OrganizationID, UserID: actor.UserID, Role: inv.Role, JoinedAt: now,
+			TenantID: actor.TenantIDPtr()}
 		if err := s.InsertMember(ctx, m); err != nil {
 			return err
 		}

@@ -75,3 +75,12 @@ func (a Actor) UserIDPtr() *uuid.UUID {
 	}
 	return nil
 }
+
+// TenantIDPtr is a user's tenant, or nil when the actor has none.
+func (a Actor) TenantIDPtr() *uuid.UUID {
+	if a.IsUser() && a.TenantID != uuid.Nil {
+		id := a.TenantID
+		return &id
+	}
+	return nil
+}

@@ -112,6 +112,7 @@ type BlockStore interface {
 	PutTenantSuspension(ctx context.Context, s TenantSuspension) (bool, error)
 	// CallerBlocks lists the ban of user and the suspension of tenant, ended ones included.
 	CallerBlocks(ctx context.Context, user, tenant uuid.UUID) ([]Block, error)
-	// MemberBans maps the members of org who have a ban, ended ones included, to it.
-	MemberBans(ctx context.Context, org uuid.UUID) (map[uuid.UUID]Block, error)
+	// MemberBlocks maps the members of org to their bans and their tenants' suspensions, ended
+	// ones included; members with neither are absent.
+	MemberBlocks(ctx context.Context, org uuid.UUID) (map[uuid.UUID][]Block, error)
 }

@@ -23,7 +23,9 @@ type Member struct {
 	UserID         uuid.UUID
 	Role           Role
 	JoinedAt       time.Time
-	// Blocked is the member's ban while it holds; nil otherwise.
+	// TenantID is the tenant the member joined with (its token's tenant_id claim); nil when unknown.
+	TenantID *uuid.UUID
+	// Blocked is the ban of the member, or the suspension of its tenant, while it holds; nil otherwise.
 	Blocked *Block
 }
 

@@ -28,7 +28,11 @@ func organizationOut(o domain.Organization) orgboard.Organization {
 }
 
 func memberOut(m domain.Member) orgboard.Member {
-	return orgboard.Member{OrganizationId: m.OrganizationID, UserId: m.UserID, Role: orgboard.OrgRole(m.Role), JoinedAt: m.JoinedAt}
+	out := orgboard.Member{OrganizationId: m.OrganizationID, UserId: m.UserID, Role: orgboard.OrgRole(m.Role), JoinedAt: m.JoinedAt}
+	if b := m.Blocked; b != nil {
+		out.Blocked = &orgboard.MemberBlock{Cause: orgboard.MemberBlockCause(b.Cause), Reason: b.Reason, Since: b.Since, Until: b.Until}
+	}
+	return out
 }
 
 func invitationOut(now time.Time) func(domain.Invitation) orgboard.Invitation {

@@ -48,16 +48,16 @@ func (s *Store) CallerBlocks(ctx context.Context, user, tenant uuid.UUID) ([]dom
 	return out, nil
 }
 
-// MemberBans maps the banned members of org to their bans.
-func (s *Store) MemberBans(ctx context.Context, org uuid.UUID) (map[uuid.UUID]domain.Block, error) {
-	rows, err := s.q.ListBansOfMembers(ctx, org)
+// MemberBlocks maps the members of org to their bans and their tenants' suspensions, in one query.
+func (s *Store) MemberBlocks(ctx context.Context, org uuid.UUID) (map[uuid.UUID][]domain.Block, error) {
+	rows, err := s.q.ListBlocksOfMembers(ctx, org)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[uuid.UUID]domain.Block, len(rows))
+	out := make(map[uuid.UUID][]domain.Block, len(rows))
 	for _, r := range rows {
-		out[r.UserID] = domain.Block{Cause: domain.BlockUserBanned, Reason: r.Reason, Since: r.EventTime.UTC(),
-			Until: utcPtr(r.UnblockDate)}
+		out[r.UserID] = append(out[r.UserID], domain.Block{Cause: domain.BlockCause(r.Cause), Reason: r.Reason,
+			Since: r.Since.UTC(), Until: utcPtr(r.Until)})
 	}
 	return out, nil
 }

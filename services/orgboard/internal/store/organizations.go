@@ -67,6 +67,7 @@ func organization(r orgboarddb.Organization) domain.Organization {
 func (s *Store) InsertMember(ctx context.Context, m domain.Member) error {
 	return translate(s.q.InsertMembership(ctx, orgboarddb.InsertMembershipParams{
 		OrganizationID: m.OrganizationID, UserID: m.UserID, Role: string(m.Role), JoinedAt: m.JoinedAt,
+		TenantID: m.TenantID,
 	}), "member")
 }
 
@@ -93,7 +94,8 @@ func (s *Store) ListMembers(ctx context.Context, org uuid.UUID) ([]domain.Member
 }
 
 func member(r orgboarddb.Membership) domain.Member {
-	return domain.Member{OrganizationID: r.OrganizationID, UserID: r.UserID, Role: domain.Role(r.Role), JoinedAt: r.JoinedAt}
+	return domain.Member{OrganizationID: r.OrganizationID, UserID: r.UserID, Role: domain.Role(r.Role), JoinedAt: r.JoinedAt,
+		TenantID: r.TenantID}
 }
 
 // InsertInvitation stores an invitation (its token only as a hash).
