@@ -1165,6 +1165,31 @@ export interface components {
             role: components["schemas"]["OrgRole"];
             /** Format: date-time */
             joined_at: string;
+            blocked?: components["schemas"]["MemberBlock"];
+        };
+        /**
+         * @description Why the member is refused on every operation while this holds: a ban of the user, or a
+         *     suspension of the member's tenant, announced by the identity service. Absent when neither
+         *     holds (an ended ban is not shown).
+         */
+        MemberBlock: {
+            /**
+             * @description user_banned (the user is banned) or tenant_suspended (the member's tenant is suspended).
+             * @enum {string}
+             */
+            cause: "user_banned" | "tenant_suspended";
+            /** @description The reason the identity service gave. */
+            reason: string;
+            /**
+             * Format: date-time
+             * @description When it took effect (the ban's event time; the suspension's suspended_at).
+             */
+            since: string;
+            /**
+             * Format: date-time
+             * @description When the ban ends (its unblock_date); null when it has no announced end.
+             */
+            until: string | null;
         };
         MemberList: {
             data: components["schemas"]["Member"][];
@@ -1938,7 +1963,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The caller lacks the needed permission. */
+        /** @description The caller lacks the needed permission, or is refused everywhere: a banned user or a user of a suspended tenant (the detail says which, and until when). */
         Forbidden: {
             headers: {
                 [name: string]: unknown;
@@ -2054,6 +2079,7 @@ export interface operations {
                 };
             };
             401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
         };
     };
     createOrganization: {

@@ -49,10 +49,13 @@ func IdentityHandlers(a IdentityApplier) bus.Handlers {
 	}
 }
 
-// decode validates env's data against its event type's payload schema; a failure is
+// decode validates env's producer and data against its event type's schema; a failure is
 // Permanent, with the validation's message (which names each field) as its reason.
 func decode[P events.Payload](env events.EventEnvelope) (P, error) {
 	var zero P
+	if want := events.ProducerOf(env.EventType); env.Producer != nil && want != "" && string(*env.Producer) != want {
+		return zero, bus.Permanent(fmt.Errorf("invalid %s: producer: must be %s", env.EventType, want))
+	}
 	p, err := events.Decode(env.EventType, env.Data)
 	if err != nil {
 		return zero, bus.Permanent(fmt.Errorf("invalid %s: %w", env.EventType, err))
