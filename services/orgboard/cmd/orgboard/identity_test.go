@@ -1,0 +1,78 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
+	"github.com/videotpl/platform/pkg/auth/authtest"
+	"github.com/videotpl/platform/pkg/bus/bustest"
+	"github.com/videotpl/platform/pkg/config"
+	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+)
+
+func TestTheServedServiceConsumesBansFromItsQueueAndRefusesTheBannedUser(t *testing.T) {
+	ctx := context.Background()
+	var c Config
+	if err := config.Load(&c); err != nil {
+		t.Fatal(err)
+	}
+	_, c.DatabaseURL = pgtest.NewDB(t, migrationSets()...)
+	c.MigrateOnStart = false
+	c.SealKeys = "test:MDEyMzQ1Njc4OWFiY2RlZjAxMjM0NTY3ODlhYmNkZWY="
+	b := bustest.Config(t)
+	c.AMQPURL, c.Service, c.EventsExchange, c.DeadLetterExchange = b.AMQPURL, b.Service, b.EventsExchange, b.DeadLetterExchange
+	issuer := authtest.New(t)
+	issuer.Configure(&c.Common)
+	svc, err := wire(ctx, c, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer svc.close()
+	spec, err := orgboardserver.GetSpec()
+	if err != nil {
+		t.Fatal(err)
+	}
+	client, err := orgboard.NewClientWithResponses(httpxtest.Start(t, svc.http), orgboard.WithHTTPClient(httpxtest.ValidatingDoer(t, spec, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := uuid.New()
+	token := authtest.Bearer(issuer.Token(t, authtest.Subject(user), authtest.Tenant(uuid.New())))
+	if r, err := client.ListOrganizationsWithResponse(ctx, token); err != nil || r.StatusCode() != http.StatusOK {
+		t.Fatalf("before the ban: %v %d", err, r.StatusCode())
+	}
+
+	env, err := events.NewEvent(uuid.New(), events.IdentityUserBannedV1Payload{UserID: user, BannedBy: uuid.New(), Reason: "spam"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bustest.Publish(t, b, env)
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		r, err := client.ListOrganizationsWithResponse(ctx, token)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.StatusCode() == http.StatusForbidden {
+			if !strings.Contains(string(r.Body), "the caller is banned: spam") {
+				t.Errorf("refused with %s; want the ban's reason", r.Body)
+			}
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("still %d 15s after the ban was published", r.StatusCode())
+		}
+		time.Sleep(20 * time.Millisecond) // polling the API: nothing announces an applied event
+	}
+}
