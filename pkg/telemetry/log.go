@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"time"
 
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
@@ -32,10 +33,45 @@ func NewRequestID() string {
 }
 
 // NewLogger returns a JSON logger for service whose records carry request_id, trace_id and
-// span_id whenever the context passed to the *Context logging methods has them.
+// span_id whenever the context passed to the *Context logging methods has them. Durations are
+// written in a unit a reader takes in at a glance ("12.35ms", "1.5s"), not as nanoseconds.
 func NewLogger(w io.Writer, level slog.Leveler, service string) *slog.Logger {
-	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level})
+	h := slog.NewJSONHandler(w, &slog.HandlerOptions{Level: level, ReplaceAttr: humanDurations})
 	return slog.New(contextHandler{Handler: h}).With(slog.String("service", service))
+}
+
+// humanDurations writes a time.Duration attribute as a string in its natural unit, rounded
+// to about four significant digits; the JSON handler alone writes an integer of nanoseconds.
+func humanDurations(_ []string, a slog.Attr) slog.Attr {
+	if a.Value.Kind() == slog.KindDuration {
+		return slog.String(a.Key, HumanDuration(a.Value.Duration()))
+	}
+	return a
+}
+
+// HumanDuration is d in its natural unit with about four significant digits: 850ns, 12.35µs,
+// 12.35ms, 1.235s, 2m5s.
+func HumanDuration(d time.Duration) string {
+	abs := d.Abs()
+	switch {
+	case abs >= time.Minute:
+		return d.Round(time.Second).String()
+	case abs >= 10*time.Second:
+		return d.Round(10 * time.Millisecond).String()
+	case abs >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case abs >= 100*time.Millisecond:
+		return d.Round(100 * time.Microsecond).String()
+	case abs >= 10*time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	case abs >= time.Millisecond:
+		return d.Round(time.Microsecond).String()
+	case abs >= 100*time.Microsecond:
+		return d.Round(100 * time.Nanosecond).String()
+	case abs >= 10*time.Microsecond:
+		return d.Round(10 * time.Nanosecond).String()
+	}
+	return d.String()
 }
 
 // contextHandler adds the ids found in the record's context.

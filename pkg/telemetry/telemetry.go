@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -30,9 +31,13 @@ type Config struct {
 	OTLPEndpoint string
 	// ServiceVersion is recorded as the service.version resource attribute when set.
 	ServiceVersion string
-	// SampleRatio is the fraction of root traces sampled, in (0, 1]; 0 means 1 (sample all).
-	// A sampled parent is always followed.
-	SampleRatio float64
+	// Sampler is the value of OTEL_TRACES_SAMPLER: always_on, always_off, traceidratio,
+	// parentbased_always_on, parentbased_always_off or parentbased_traceidratio. Empty means
+	// parentbased_always_on (a root trace is sampled, a child follows its parent's decision).
+	Sampler string
+	// SamplerArg is the value of OTEL_TRACES_SAMPLER_ARG: the sampled fraction in [0, 1] of
+	// the two traceidratio samplers (empty: 1). The other samplers take no argument.
+	SamplerArg string
 }
 
 // Telemetry holds the metric registry and tracer provider of one process.
@@ -70,13 +75,13 @@ func Setup(ctx context.Context, service string, cfg Config) (*Telemetry, error) 
 	if cfg.ServiceVersion != "" {
 		attrs = append(attrs, attribute.String("service.version", cfg.ServiceVersion))
 	}
-	ratio := cfg.SampleRatio
-	if ratio <= 0 || ratio > 1 {
-		ratio = 1
+	sampler, err := NewSampler(cfg.Sampler, cfg.SamplerArg)
+	if err != nil {
+		return nil, err
 	}
 	opts := []sdktrace.TracerProviderOption{
 		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
-		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
+		sdktrace.WithSampler(sampler),
 	}
 	if cfg.OTLPEndpoint != "" {
 		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL(cfg.OTLPEndpoint)))
@@ -90,6 +95,47 @@ func Setup(ctx context.Context, service string, cfg Config) (*Telemetry, error) 
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(prop)
 	return &Telemetry{Registry: reg, TracerProvider: tp, Propagator: prop}, nil
+}
+
+// NewSampler is the sampler named by OTEL_TRACES_SAMPLER (name) with OTEL_TRACES_SAMPLER_ARG
+// (arg), as the OpenTelemetry specification defines them; an empty name is
+// parentbased_always_on. A name or argument it does not know is an error rather than a silent
+// default, so a typo cannot turn tracing off or on for a whole fleet.
+func NewSampler(name, arg string) (sdktrace.Sampler, error) {
+	ratio := func() (float64, error) {
+		if strings.TrimSpace(arg) == "" {
+			return 1, nil
+		}
+		r, err := strconv.ParseFloat(strings.TrimSpace(arg), 64)
+		if err != nil || r < 0 || r > 1 {
+			return 0, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER_ARG is %q, want a fraction between 0 and 1", arg)
+		}
+		return r, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "", "parentbased_always_on":
+		return sdktrace.ParentBased(sdktrace.AlwaysSample()), nil
+	case "always_on":
+		return sdktrace.AlwaysSample(), nil
+	case "always_off":
+		return sdktrace.NeverSample(), nil
+	case "parentbased_always_off":
+		return sdktrace.ParentBased(sdktrace.NeverSample()), nil
+	case "traceidratio":
+		r, err := ratio()
+		if err != nil {
+			return nil, err
+		}
+		return sdktrace.TraceIDRatioBased(r), nil
+	case "parentbased_traceidratio":
+		r, err := ratio()
+		if err != nil {
+			return nil, err
+		}
+		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(r)), nil
+	}
+	return nil, fmt.Errorf("telemetry: OTEL_TRACES_SAMPLER is %q, want always_on, always_off, traceidratio, "+
+		"parentbased_always_on, parentbased_always_off or parentbased_traceidratio", name)
 }
 
 // tracesURL applies the OTLP rule for the generic endpoint variable: the signal path is appended.

@@ -115,3 +115,26 @@ func TestSetupExportsSpansOverOTLPHTTPWhenAnEndpointIsGiven(t *testing.T) {
 		t.Fatalf("collector saw %v", paths)
 	}
 }
+
+func TestLoggerWritesDurationsInAHumanUnit(t *testing.T) {
+	var buf bytes.Buffer
+	log := telemetry.NewLogger(&buf, slog.LevelInfo, "svc")
+	log.Info("done", "took", 12345678*time.Nanosecond, slog.Group("retry", slog.Duration("backoff", 1500*time.Millisecond)),
+		"count", 3)
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatal(err)
+	}
+	if line["took"] != "12.35ms" || line["retry"].(map[string]any)["backoff"] != "1.5s" || line["count"] != float64(3) {
+		t.Fatalf("line = %s", buf.String())
+	}
+	for d, want := range map[time.Duration]string{
+		850 * time.Nanosecond: "850ns", 12345 * time.Nanosecond: "12.35µs", 123456 * time.Nanosecond: "123.5µs",
+		1234567 * time.Nanosecond: "1.235ms", 123456789 * time.Nanosecond: "123.5ms", 12345678901: "12.35s",
+		125 * time.Second: "2m5s", 0: "0s",
+	} {
+		if got := telemetry.HumanDuration(d); got != want {
+			t.Errorf("HumanDuration(%d) = %s, want %s", d, got, want)
+		}
+	}
+}

@@ -50,7 +50,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 			s.close()
 		}
 	}()
-	tel, err := telemetry.Setup(ctx, serviceName, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, serviceName, telemetry.ConfigOf(c.Common))
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ func run(ctx context.Context) error {
 		// The heap is small and short-lived (event batches): trade a little memory for less GC.
 		debug.SetGCPercent(400)
 	}
-	tel, err := telemetry.Setup(ctx, Name, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, Name, telemetry.ConfigOf(c.Common))
 	if err != nil {
 		return err
 	}
