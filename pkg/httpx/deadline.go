@@ -50,8 +50,15 @@ func (d deadlines) wrap(c echo.Context) {
 // streamResponses lifts the write deadline of an operation answering with an event stream:
 // it writes for as long as the client listens.
 func streamResponses(c echo.Context, op *openapi3.Operation) {
+	if streams(op) {
+		_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
+	}
+}
+
+// streams reports whether op answers with an event stream (text/event-stream).
+func streams(op *openapi3.Operation) bool {
 	if op.Responses == nil {
-		return
+		return false
 	}
 	for _, r := range op.Responses.Map() {
 		if r.Value == nil {
@@ -59,11 +66,11 @@ func streamResponses(c echo.Context, op *openapi3.Operation) {
 		}
 		for mt := range r.Value.Content {
 			if strings.HasPrefix(mt, "text/event-stream") {
-				_ = http.NewResponseController(c.Response()).SetWriteDeadline(time.Time{})
-				return
+				return true
 			}
 		}
 	}
+	return false
 }
 
 type deadlineBody struct {

@@ -198,6 +198,13 @@ func newServer(t testing.TB, tune func(*httpx.Options)) *fixture {
 		}
 		return errs.E(errs.Kind(k), "kind "+errs.Kind(k).String())
 	})
+	e.GET("/x/stream", func(c echo.Context) error {
+		res := c.Response()
+		res.Header().Set("Content-Type", "text/event-stream")
+		res.WriteHeader(http.StatusOK)
+		_, _ = fmt.Fprint(res, "data: 1\n\ndata: 2\n\n")
+		return nil
+	})
 	e.GET("/x/panic", func(c echo.Context) error { panic("secret internals: dsn=postgres://u:p@db") })
 	e.GET("/x/plain-error", func(c echo.Context) error { return fmt.Errorf("pq: password authentication failed") })
 	msrv := httptest.NewServer(httpx.MetricsHandler(tel.Registry))

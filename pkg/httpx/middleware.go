@@ -8,8 +8,10 @@ import (
 	"reflect"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/attribute"
@@ -53,12 +55,17 @@ func validRequestID(id string) bool {
 	return true
 }
 
-// tracing starts the server span, continuing a trace from traceparent when present.
+// tracing starts the server span, continuing a trace from traceparent when present. Probes
+// and scrapes (quietPaths) are not traced: they would outnumber every other trace and tell
+// nothing.
 func tracing(tp trace.TracerProvider, prop propagation.TextMapPropagator) echo.MiddlewareFunc {
 	tracer := tp.Tracer("github.com/videotpl/platform/pkg/httpx")
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			req := c.Request()
+			if quietPaths[req.URL.Path] {
+				return next(c)
+			}
 			ctx := prop.Extract(req.Context(), propagation.HeaderCarrier(req.Header))
 			route := routeLabel(c)
 			ctx, span := tracer.Start(ctx, req.Method+" "+route,
@@ -112,19 +119,37 @@ func routed(c echo.Context) bool {
 type metrics struct {
 	requests *prometheus.CounterVec
 	latency  *prometheus.HistogramVec
+	// Event streams (text/event-stream responses) last as long as the client listens: they
+	// have metrics of their own instead of distorting the request latency.
+	streamsOpen     *prometheus.GaugeVec
+	streamsTotal    *prometheus.CounterVec
+	streamsDuration *prometheus.HistogramVec
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "http_requests_total",
-			Help: "HTTP requests served, by route template, method and status.",
+			Help: "HTTP requests served, by route template, method and status (event streams included).",
 		}, []string{"route", "method", "status"}),
 		latency: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "http_request_duration_seconds",
-			Help:    "Time to serve an HTTP request, by route template, method and status.",
+			Help:    "Time to serve an HTTP request, by route template, method and status; event streams are not included (see sse_connection_duration_seconds).",
 			Buckets: prometheus.DefBuckets,
 		}, []string{"route", "method", "status"}),
+		streamsOpen: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Name: "sse_connections_open",
+			Help: "Server-sent event streams open now, by route template.",
+		}, []string{"route"}),
+		streamsTotal: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "sse_connections_total",
+			Help: "Server-sent event streams opened, by route template.",
+		}, []string{"route"}),
+		streamsDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
+			Name:    "sse_connection_duration_seconds",
+			Help:    "How long a server-sent event stream stayed open, by route template.",
+			Buckets: []float64{1, 5, 15, 30, 60, 120, 300, 600, 1800, 3600},
+		}, []string{"route"}),
 	}
 	var err error
 	if m.requests, err = register(reg, m.requests); err != nil {
@@ -133,7 +158,52 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 	if m.latency, err = register(reg, m.latency); err != nil {
 		return nil, err
 	}
+	if m.streamsOpen, err = register(reg, m.streamsOpen); err != nil {
+		return nil, err
+	}
+	if m.streamsTotal, err = register(reg, m.streamsTotal); err != nil {
+		return nil, err
+	}
+	if m.streamsDuration, err = register(reg, m.streamsDuration); err != nil {
+		return nil, err
+	}
 	return m, nil
+}
+
+// knowStreams exports the stream metrics of the spec's event-stream operations at zero, so a
+// dashboard sees 0 before the first client rather than no series. The routes are mounted
+// under the path of the spec's first server (/v1), as the services register them.
+func (m *metrics) knowStreams(spec *openapi3.T) {
+	base := ""
+	if len(spec.Servers) > 0 {
+		base = strings.TrimSuffix(serverPath(spec.Servers[0].URL), "/")
+	}
+	for path, item := range spec.Paths.Map() {
+		for _, op := range item.Operations() {
+			if streams(op) {
+				route := base + echoRoute(path)
+				m.streamsOpen.WithLabelValues(route)
+				m.streamsTotal.WithLabelValues(route)
+			}
+		}
+	}
+}
+
+// echoRoute is the route template echo reports (c.Path()) for an OpenAPI path: /jobs/{id}
+// is /jobs/:id.
+func echoRoute(path string) string {
+	segs := strings.Split(path, "/")
+	for i, seg := range segs {
+		if strings.HasPrefix(seg, "{") && strings.HasSuffix(seg, "}") {
+			segs[i] = ":" + seg[1:len(seg)-1]
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// isEventStream reports whether a response's Content-Type is text/event-stream.
+func isEventStream(h http.Header) bool {
+	return strings.HasPrefix(strings.ToLower(strings.TrimSpace(h.Get(echo.HeaderContentType))), "text/event-stream")
 }
 
 // register reuses an identical collector already in reg, so two servers may share a registry.
@@ -159,16 +229,34 @@ func observe(log *slog.Logger, m *metrics) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			start := time.Now()
+			route := routeLabel(c)
+			// A response that starts as an event stream is counted open from its header on,
+			// and closed even when its handler panics the connection away.
+			stream := false
+			c.Response().Before(func() {
+				if isEventStream(c.Response().Header()) {
+					stream = true
+					m.streamsOpen.WithLabelValues(route).Inc()
+					m.streamsTotal.WithLabelValues(route).Inc()
+				}
+			})
+			defer func() {
+				if stream {
+					m.streamsOpen.WithLabelValues(route).Dec()
+					m.streamsDuration.WithLabelValues(route).Observe(time.Since(start).Seconds())
+				}
+			}()
 			err := next(c)
 			if err != nil {
 				c.Error(err)
 			}
 			req, res := c.Request(), c.Response()
 			elapsed := time.Since(start)
-			route := routeLabel(c)
 			status := strconv.Itoa(res.Status)
 			m.requests.WithLabelValues(route, req.Method, status).Inc()
-			m.latency.WithLabelValues(route, req.Method, status).Observe(elapsed.Seconds())
+			if !stream {
+				m.latency.WithLabelValues(route, req.Method, status).Observe(elapsed.Seconds())
+			}
 
 			level := slog.LevelInfo
 			switch {

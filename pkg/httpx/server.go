@@ -110,6 +110,7 @@ func New(opts Options) (*echo.Echo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("httpx: metrics: %w", err)
 	}
+	m.knowStreams(opts.Spec)
 	docs, err := newDocs(opts.Spec, opts.SpecDocument)
 	if err != nil {
 		return nil, fmt.Errorf("httpx: docs page: %w", err)
