@@ -228,7 +228,7 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 	pool := effectsDB(t)
 	a := newEffectApplier(pool, cfg.Service)
 	reg := prometheus.NewPedanticRegistry()
-	metrics, err := bus.NewPrometheusMetrics(reg)
+	metrics, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes(okEvent, poisonEvent, flakyEvent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -286,11 +286,11 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 	}
 	got := counterValues(t, reg)
 	for k, want := range map[string]float64{
-		`bus_messages_handled_total{event_type="test.ok.v1"}`:            5,
-		`bus_messages_dead_lettered_total{event_type="test.garbage.v1"}`: 1,
-		`bus_messages_dead_lettered_total{event_type="test.poison.v1"}`:  1,
-		`bus_messages_dead_lettered_total{event_type="test.flaky.v1"}`:   1,
-		`bus_messages_failed_total{event_type="test.flaky.v1"}`:          3,
+		`bus_messages_handled_total{event_type="test.ok.v1"}`:           5,
+		`bus_messages_dead_lettered_total{event_type="other"}`:          1, // a routing key outside the catalogue
+		`bus_messages_dead_lettered_total{event_type="test.poison.v1"}`: 1,
+		`bus_messages_dead_lettered_total{event_type="test.flaky.v1"}`:  1,
+		`bus_messages_failed_total{event_type="test.flaky.v1"}`:         3,
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %v, want %v", k, got[k], want)

@@ -113,7 +113,9 @@
 // # Observability
 //
 // NewPrometheusMetrics counts attempts by event type (handled, failed, dead-lettered) and
-// times them (bus_message_handling_duration_seconds{event_type,outcome}). Each handler runs
+// times them (bus_message_handling_duration_seconds{event_type,outcome}); the event_type
+// label is a name of the event catalogue (or one given with WithEventTypes), anything else
+// is "other", and the failure counters are exported at zero from the start. Each handler runs
 // in a consumer span whose parent is the producer's span, so a request and the events it
 // publishes share one trace. NewBacklogCollector samples the consumer lag (depth of
 // <service>.events), the dead-letter queue's depth and the outbox backlog on /metrics:

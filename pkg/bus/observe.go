@@ -36,7 +36,7 @@ func newDurationHistogram() *prometheus.HistogramVec {
 
 // ObserveDuration implements DurationObserver.
 func (m *PrometheusMetrics) ObserveDuration(eventType, outcome string, d time.Duration) {
-	m.duration.WithLabelValues(eventType, outcome).Observe(d.Seconds())
+	m.duration.WithLabelValues(m.EventTypeLabel(eventType), outcome).Observe(d.Seconds())
 }
 
 func observeDuration(m Metrics, eventType string, err error, d time.Duration) {

@@ -19,7 +19,7 @@ func TestHandlerAttemptsAreCountedAndTimedByEventTypeAndOutcome(t *testing.T) {
 	gc := bus.NewGoChannel(log)
 	t.Cleanup(func() { _ = gc.Close() })
 	reg := prometheus.NewRegistry()
-	m, err := bus.NewPrometheusMetrics(reg)
+	m, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes("test.ok.v1", "test.fail.v1"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -44,7 +44,7 @@ func TestATransientRouterDropsFailingMessagesOnceCountsThemByReasonAndLogsAtABou
 	var logs lockedBuffer
 	log := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	reg := prometheus.NewPedanticRegistry()
-	metrics, err := bus.NewPrometheusMetrics(reg)
+	metrics, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes("test.tick.v1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +102,7 @@ func TestATransientRouterDropsFailingMessagesOnceCountsThemByReasonAndLogsAtABou
 		got = counterValues(t, reg)
 	}
 	for key, want := range map[string]float64{
-		`bus_messages_dropped_total{event_type="unknown"}{reason="invalid_envelope"}`:     1,
+		`bus_messages_dropped_total{event_type="other"}{reason="invalid_envelope"}`:       1,
 		`bus_messages_dropped_total{event_type="test.tick.v1"}{reason="invalid_payload"}`: 2,
 		`bus_messages_dropped_total{event_type="test.tick.v1"}{reason="failed"}`:          2,
 		handled: 1,

@@ -18,6 +18,7 @@ import (
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/busapi"
+	"github.com/videotpl/platform/services/content/internal/domain"
 	"github.com/videotpl/platform/services/content/internal/domain/svgpreview"
 	"github.com/videotpl/platform/services/content/internal/httpapi"
 	"github.com/videotpl/platform/services/content/internal/store"
@@ -78,7 +79,8 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 		return nil, err
 	}
 
-	metrics, err := bus.NewPrometheusMetrics(tel.Registry)
+	// The preview command is no event of the catalogue: its name is a label of its own.
+	metrics, err := bus.NewPrometheusMetrics(tel.Registry, bus.WithEventTypes(domain.PreviewJob))
 	if err != nil {
 		return nil, err
 	}
