@@ -30,11 +30,13 @@ func MaxConns(n int32) PoolOption {
 }
 
 // Open connects a pool to url, configured by opts, and checks that the database answers.
+// Its queries are spans of the traces they run in (Tracer).
 func Open(ctx context.Context, url string, opts ...PoolOption) (*pgxpool.Pool, error) {
 	cfg, err := pgxpool.ParseConfig(url)
 	if err != nil {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
+	cfg.ConnConfig.Tracer = Tracer{}
 	for _, o := range opts {
 		o(cfg)
 	}
