@@ -70,6 +70,9 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 		return nil, err
 	}
 	s.closers = append(s.closers, pool.Close)
+	if err := tel.Registry.Register(pgxdb.NewPoolCollector(pool)); err != nil {
+		return nil, err
+	}
 	objects, err := openObjects(ctx, c, log)
 	if err != nil {
 		return nil, err

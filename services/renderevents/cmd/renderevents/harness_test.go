@@ -20,6 +20,7 @@ import (
 	"github.com/videotpl/platform/pkg/config"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/renderevents/internal/app"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
@@ -38,7 +39,8 @@ type harness struct {
 	url    string
 	pub    *store.Publisher
 	client *api.ClientWithResponses
-	stop   func() error // stops the service (SIGTERM) and returns what Run returned
+	tel    *telemetry.Telemetry // the service's metric registry: what /metrics serves
+	stop   func() error         // stops the service (SIGTERM) and returns what Run returned
 	// Service tokens: one with renderevents:read, one with scopes of another service only.
 	readerToken, blindToken string
 }
@@ -74,7 +76,12 @@ func start(t *testing.T, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	svc, err := NewService(cfg, Deps{Pool: pool, Auth: authn, Logger: log})
+	tel, err := telemetry.Setup(context.Background(), Name, telemetry.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
+	svc, err := NewService(cfg, Deps{Pool: pool, Auth: authn, Logger: log, Telemetry: tel})
 	if err != nil {
 		t.Fatalf("build the service: %v", err)
 	}
@@ -120,7 +127,7 @@ func start(t *testing.T, opts ...option) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = pub.Close() })
-	return &harness{t: t, auth: issuer, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, stop: stop,
+	return &harness{t: t, auth: issuer, cfg: cfg, svc: svc, pool: pool, url: url, pub: pub, client: client, tel: tel, stop: stop,
 		readerToken: readerToken, blindToken: blindToken}
 }
 

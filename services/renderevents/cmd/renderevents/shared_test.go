@@ -24,6 +24,8 @@ func TestSharedService(t *testing.T) {
 		{"ASuspendedTenantGetsNoDeliveries", testASuspendedTenantGetsNoDeliveries},
 		{"WebhookURLsAndAccessAreChecked", testWebhookURLsAndAccessAreChecked},
 		{"ConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters", testConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters},
+		// Last: it reads what the tests above made the service count.
+		{"MetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists", testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.run(t, h.on(t)) })
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 	"github.com/videotpl/platform/services/renderevents/internal/httpapi"
+	"github.com/videotpl/platform/services/renderevents/internal/metrics"
 	"github.com/videotpl/platform/services/renderevents/internal/store"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sender"
 	"github.com/videotpl/platform/specs"
@@ -85,26 +86,44 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	s := &Service{cfg: cfg, log: log, tel: d.Telemetry, ready: make(chan struct{})}
 	s.Store = store.New(d.Pool, ring)
-	s.Hub = app.NewHub()
+	var (
+		relay    app.RelayObserver
+		dispatch app.DispatchObserver
+	)
+	if d.Telemetry != nil {
+		r, err := metrics.NewRelay(d.Telemetry.Registry)
+		if err != nil {
+			return nil, err
+		}
+		w, err := metrics.NewDispatch(d.Telemetry.Registry)
+		if err != nil {
+			return nil, err
+		}
+		relay, dispatch = r, w
+	}
+	s.Hub = app.NewHub(relay)
 	s.Writer = app.NewProgressWriter(s.Store, cfg.ProgressFlushInterval, log)
 	s.Dispatcher = app.NewDispatcher(s.Store, sender.New(policy), app.DispatcherConfig{
 		Retry: domain.RetryPolicy{Schedule: schedule}, DisableAfter: cfg.WebhookDisableAfter,
-		PollInterval: cfg.WebhookPollInterval, Workers: cfg.WebhookWorkers}, log)
+		PollInterval: cfg.WebhookPollInterval, Workers: cfg.WebhookWorkers, Observer: dispatch}, log)
 	s.Ingest = app.NewIngest(s.Store)
 	s.Ingest.OnDeliveries = s.Dispatcher.Nudge
 	webhooks := app.NewWebhooks(s.Store, policy, net.DefaultResolver)
 	webhooks.OnReplay = s.Dispatcher.Nudge
 
-	var metrics bus.Metrics
+	var busMetrics bus.Metrics
 	if d.Telemetry != nil {
 		m, err := bus.NewPrometheusMetrics(d.Telemetry.Registry)
 		if err != nil {
 			return nil, err
 		}
-		metrics = m
+		busMetrics = m
 	}
 	bcfg := cfg.BusConfig()
 	if d.Telemetry != nil {
+		if err := d.Telemetry.Registry.Register(pgxdb.NewPoolCollector(d.Pool)); err != nil {
+			return nil, err
+		}
 		// Consumer lag (<service>.events) and dead-letter depth on /metrics.
 		backlog, err := bus.NewBacklogCollector(bcfg, d.Pool, d.Telemetry.Registry, log, bus.BacklogOptions{})
 		if err != nil {
@@ -117,7 +136,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 		return nil, fmt.Errorf("dead-letter publisher: %w", err)
 	}
 	s.closers = append(s.closers, dlq.Close)
-	s.Consumer, err = busapi.NewEventsConsumer(bcfg, cfg.BatchConfig(), s.Ingest, s.Store.Ping, dlq, metrics, log)
+	s.Consumer, err = busapi.NewEventsConsumer(bcfg, cfg.BatchConfig(), s.Ingest, s.Store.Ping, dlq, busMetrics, log)
 	if err != nil {
 		return nil, fmt.Errorf("events consumer: %w", err)
 	}
@@ -126,7 +145,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 			return nil, err
 		}
 	}
-	s.Progress, err = busapi.NewProgressConsumer(bcfg, metrics, func(p domain.Progress) {
+	s.Progress, err = busapi.NewProgressConsumer(bcfg, busMetrics, func(p domain.Progress) {
 		s.Hub.Publish(p)
 		s.Writer.Offer(p)
 	}, log)

@@ -21,7 +21,45 @@ type DispatcherConfig struct {
 	Workers      int           // concurrent attempts
 	Batch        int           // deliveries claimed at once
 	Retention    time.Duration // how long deliveries of deleted endpoints are kept
+	Observer     DispatchObserver
 }
+
+// Outcomes of a delivery attempt, as DispatchObserver.Settled reports them.
+const (
+	OutcomeDelivered = "delivered" // the endpoint answered 2xx
+	OutcomeRetrying  = "retrying"  // the attempt failed; another is scheduled
+	OutcomeGivenUp   = "given_up"  // the attempt failed and the retry schedule is exhausted
+	OutcomeAbandoned = "abandoned" // not sent: endpoint deleted or disabled, tenant suspended
+)
+
+// Results of one HTTP attempt, as DispatchObserver.Attempted reports them.
+const (
+	AttemptSucceeded      = "success"         // 2xx
+	AttemptRejected       = "http_error"      // any other status
+	AttemptTransportError = "transport_error" // no answer: refused, timeout, TLS, policy
+)
+
+// Stages at which the dispatcher itself fails, as DispatchObserver.Failed reports them.
+const (
+	StageClaim  = "claim"  // claiming due deliveries or loading their endpoints
+	StageRecord = "record" // recording an attempt (retried after the lease)
+)
+
+// DispatchObserver counts what the dispatcher does.
+type DispatchObserver interface {
+	// Attempted is one HTTP attempt: its result and how long the endpoint took.
+	Attempted(result string, latency time.Duration)
+	// Settled is the outcome of a claimed delivery.
+	Settled(outcome string)
+	// Failed is an error of the dispatcher at stage.
+	Failed(stage string)
+}
+
+type noDispatchObserver struct{}
+
+func (noDispatchObserver) Attempted(string, time.Duration) {}
+func (noDispatchObserver) Settled(string)                  {}
+func (noDispatchObserver) Failed(string)                   {}
 
 // Dispatcher delivers due webhook deliveries, durably: every state lives in the
 // deliveries table, so a restart or a second instance loses nothing.
@@ -57,6 +95,9 @@ func NewDispatcher(store domain.DispatchStore, sender domain.WebhookSender, cfg 
 	if len(cfg.Retry.Schedule) == 0 {
 		cfg.Retry.Schedule = domain.DefaultRetrySchedule
 	}
+	if cfg.Observer == nil {
+		cfg.Observer = noDispatchObserver{}
+	}
 	return &Dispatcher{store: store, sender: sender, cfg: cfg, log: log, now: time.Now, wake: make(chan struct{}, 1)}
 }
 
@@ -75,6 +116,7 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for {
 		n, err := d.RunOnce(ctx)
 		if err != nil && ctx.Err() == nil {
+			d.cfg.Observer.Failed(StageClaim)
 			d.log.WarnContext(ctx, "webhook dispatch failed", "error", err)
 		}
 		if n == d.cfg.Batch && err == nil {
@@ -121,9 +163,12 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 			defer func() { <-sem; wg.Done() }()
 			rec := d.attempt(actx, del, targets[del.EndpointID])
 			if err := d.store.RecordAttempt(actx, rec); err != nil {
+				d.cfg.Observer.Failed(StageRecord)
 				d.log.ErrorContext(actx, "recording a webhook attempt failed; it is retried after the lease",
 					"delivery_id", del.ID, "error", err)
+				return
 			}
+			d.cfg.Observer.Settled(outcomeOf(rec))
 		}()
 	}
 	wg.Wait()
@@ -154,17 +199,21 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 	status, err := d.sender.Send(sctx, domain.WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
 		Signature: sig, Body: del.Body})
 	cancel()
-	latency := int(time.Since(start).Milliseconds())
+	took := time.Since(start)
+	latency := int(took.Milliseconds())
 	rec.Attempted, rec.LatencyMS = true, &latency
 	if err == nil {
 		rec.ResponseCode = &status
 		if status >= 200 && status < 300 {
+			d.cfg.Observer.Attempted(AttemptSucceeded, took)
 			rec.Status, rec.Succeeded = domain.DeliverySucceeded, true
 			return rec
 		}
+		d.cfg.Observer.Attempted(AttemptRejected, took)
 		msg := fmt.Sprintf("endpoint answered %d", status)
 		rec.LastError = &msg
 	} else {
+		d.cfg.Observer.Attempted(AttemptTransportError, took)
 		msg := err.Error()
 		rec.LastError = &msg
 	}
@@ -175,4 +224,17 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 	}
 	rec.Status, rec.Exhausted = domain.DeliveryFailed, true
 	return rec
+}
+
+// outcomeOf names what an attempt record did to its delivery.
+func outcomeOf(rec domain.AttemptRecord) string {
+	switch {
+	case rec.Succeeded:
+		return OutcomeDelivered
+	case rec.Status == domain.DeliveryRetrying:
+		return OutcomeRetrying
+	case rec.Attempted:
+		return OutcomeGivenUp
+	}
+	return OutcomeAbandoned
 }

@@ -19,10 +19,28 @@ import (
 type Hub struct {
 	mu   sync.Mutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
+	obs  RelayObserver
 }
 
-// NewHub returns an empty hub.
-func NewHub() *Hub { return &Hub{subs: map[uuid.UUID]map[*Subscription]struct{}{}} }
+// RelayObserver counts what the relay does: the frames streams send, by event (state,
+// progress, completed, failed, cancelled), and the ticks a slow stream missed.
+type RelayObserver interface {
+	FrameSent(event string)
+	TickDropped()
+}
+
+type noRelayObserver struct{}
+
+func (noRelayObserver) FrameSent(string) {}
+func (noRelayObserver) TickDropped()     {}
+
+// NewHub returns an empty hub reporting to obs (nil: nowhere).
+func NewHub(obs RelayObserver) *Hub {
+	if obs == nil {
+		obs = noRelayObserver{}
+	}
+	return &Hub{subs: map[uuid.UUID]map[*Subscription]struct{}{}, obs: obs}
+}
 
 // subscriptionBuffer is how many ticks a slow stream may lag before ticks are dropped
 // (progress is transient: the next tick supersedes a dropped one).
@@ -36,6 +54,9 @@ type Subscription struct {
 	// changed is signalled (capacity 1) when the job's state may have changed.
 	changed chan struct{}
 }
+
+// Sent records that the stream sent a frame of event.
+func (s *Subscription) Sent(event string) { s.hub.obs.FrameSent(event) }
 
 // Ticks delivers the job's progress ticks.
 func (s *Subscription) Ticks() <-chan domain.Progress { return s.ticks }
@@ -76,6 +97,7 @@ func (h *Hub) Publish(p domain.Progress) {
 		select {
 		case s.ticks <- p:
 		default: // a slow stream misses a tick; the next one supersedes it
+			h.obs.TickDropped()
 		}
 	}
 }

@@ -85,6 +85,7 @@ func (s *progressStream) VisitStreamRenderJobProgressResponse(w http.ResponseWri
 		}
 		flusher.Flush()
 		s.last = id
+		s.sub.Sent(event)
 		return nil
 	}
 	// next is the id of a frame telling something that happened at t: never below the

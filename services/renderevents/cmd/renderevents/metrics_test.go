@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+)
+
+// testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists runs after the shared tests
+// that stream progress, dead-letter a poison message and deliver webhooks.
+func testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists(t *testing.T, h *harness) {
+	body := httpxtest.Scrape(t, h.tel.Registry)
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpxtest.CheckMetricsDocumented(t, string(readme), body)
+
+	const stream = `route="/v1/render-jobs/:job_id/progress"`
+	for series, least := range map[string]float64{
+		`sse_connections_total{` + stream + `}`:                                  1,
+		`sse_frames_sent_total{event="progress"}`:                                1,
+		`sse_frames_sent_total{event="completed"}`:                               1,
+		`webhook_deliveries_total{outcome="delivered"}`:                          1,
+		`webhook_deliveries_total{outcome="retrying"}`:                           2,
+		`webhook_delivery_attempts_total{result="http_error"}`:                   2,
+		`webhook_delivery_duration_seconds_count`:                                3,
+		`bus_messages_dead_lettered_total{event_type="render.job.completed.v1"}`: 0,
+		`bus_messages_handled_total{event_type="render.job.completed.v1"}`:       1,
+		`db_pool_acquires_total`:                                                 1,
+	} {
+		if v, ok := sample(body, series); !ok || v < least {
+			t.Errorf("%s = %v (served %v), want at least %v", series, v, ok, least)
+		}
+	}
+	for _, zero := range []string{`sse_connections_open{` + stream + `}`, `webhook_deliveries_total{outcome="given_up"}`,
+		`webhook_dispatch_errors_total{stage="record"}`, `sse_ticks_dropped_total`} {
+		if v, ok := sample(body, zero); !ok || v != 0 {
+			t.Errorf("%s = %v (served %v), want 0", zero, v, ok)
+		}
+	}
+	if strings.Contains(body, `http_request_duration_seconds_count{method="GET",route="/v1/render-jobs/:job_id/progress",status="200"}`) {
+		t.Error("progress streams are in the request latency histogram")
+	}
+	if regexp.MustCompile(`event_type="[^"]*test|event_type="unknown"`).MatchString(body) {
+		t.Error("an event_type label outside the catalogue")
+	}
+}
+
+// sample is the value of a series (name and labels as the text format writes them).
+func sample(body, series string) (float64, bool) {
+	for line := range strings.SplitSeq(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
