@@ -25,7 +25,9 @@ import (
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/busapi"
 	"github.com/videotpl/platform/services/content/internal/domain"
@@ -55,6 +57,9 @@ type server struct {
 	// svcToken and admToken are service tokens without scopes and with content:admin.
 	svcToken, admToken string
 	shared             bool
+	// tel holds the metrics the service registers, as its binary does: what /metrics serves.
+	tel     *telemetry.Telemetry
+	metrics *bus.PrometheusMetrics
 }
 
 // env is one test's view of a server: a client whose every response is validated against the
@@ -238,6 +243,16 @@ func newServer(t testing.TB, o envOptions) *server {
 	srv.pool = openPool(t, srv.dbURL, o.tracer)
 
 	var err error
+	if srv.tel, err = telemetry.Setup(context.Background(), "content", telemetry.Config{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = srv.tel.Shutdown(context.Background()) })
+	if err := srv.tel.Registry.Register(pgxdb.NewPoolCollector(srv.pool)); err != nil {
+		t.Fatal(err)
+	}
+	if srv.metrics, err = bus.NewPrometheusMetrics(srv.tel.Registry, bus.WithEventTypes(domain.PreviewJob)); err != nil {
+		t.Fatal(err)
+	}
 	if srv.s3, err = store.NewS3(storetest.S3Config(t)); err != nil {
 		t.Fatal(err)
 	}
@@ -266,11 +281,16 @@ func newServer(t testing.TB, o envOptions) *server {
 	if o.bus {
 		srv.startBus()
 	}
+	watchCtx, stopWatch := context.WithCancel(context.Background())
+	t.Cleanup(stopWatch)
+	if err := bus.WatchBroker(watchCtx, srv.bus.AMQPURL).Register(srv.tel.Registry, "broker"); err != nil {
+		t.Fatal(err)
+	}
 
 	srv.auth = authtest.New(t)
 	srv.svcToken = srv.auth.ServiceToken(t, "render-farm")
 	srv.admToken = srv.auth.ServiceToken(t, "cms-admin", domain.AdminScope)
-	e, err := httpapi.NewHTTP(srv.app, httpapi.HTTPOptions{Auth: srv.auth.Authenticator(t), Logger: srv.log})
+	e, err := httpapi.NewHTTP(srv.app, httpapi.HTTPOptions{Auth: srv.auth.Authenticator(t), Logger: srv.log, Telemetry: srv.tel})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +321,7 @@ func (srv *server) startBus() {
 	if srv.running != nil {
 		return
 	}
-	mb, err := busapi.Start(context.Background(), srv.bus, srv.pool, srv.app.HandlePreviewJob, nil, srv.log)
+	mb, err := busapi.Start(context.Background(), srv.bus, srv.pool, srv.app.HandlePreviewJob, srv.metrics, srv.log)
 	if err != nil {
 		srv.tb.Fatal(err)
 	}
