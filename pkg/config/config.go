@@ -14,22 +14,22 @@ import (
 
 // Common is the configuration every service shares. Services embed it.
 type Common struct {
-	Environment      Environment   `env:"APP_ENV" envDefault:"production" desc:"production or development: development may run with throwaway settings (an ephemeral sealing key) that production refuses"`
-	LogLevel         string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
-	JWTIssuer        string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
-	JWTAudience      string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
-	JWTSecret        string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`
-	JWKSURL          string        `env:"JWT_JWKS_URL" desc:"JWKS URL for RS256/ES256 JWTs in production"`
-	ServiceTokens    string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
-	ShutdownDrain    time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
-	OTLPEndpoint     string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
-	TracesSampler    string        `env:"OTEL_TRACES_SAMPLER" envDefault:"parentbased_always_on" desc:"which traces are recorded: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio (parentbased: a request that arrives with a trace context follows its caller's decision)"`
-	TracesSamplerArg string        `env:"OTEL_TRACES_SAMPLER_ARG" desc:"fraction of traces the traceidratio samplers record, between 0 and 1 (unset: 1)"`
-	MetricsEnabled   bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics on METRICS_ADDR"`
-	MetricsAddr      string        `env:"METRICS_ADDR" envDefault:":9090" desc:"address the metrics server (/metrics only) listens on, apart from the API's port so the API's ingress never exposes it"`
-	MigrateOnStart   bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; in Kubernetes every pod's migrate init container applies them first)"`
-	OutboundAllow    string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges that outbound calls (tool servers, model gateways, webhooks) may reach although internal (loopback, private, link-local are denied otherwise), e.g. 127.0.0.0/8 in development"`
-	HTTP             HTTP
+	Environment    Environment   `env:"APP_ENV" envDefault:"production" desc:"production or development: development may run with throwaway settings (an ephemeral sealing key) that production refuses"`
+	LogLevel       string        `env:"LOG_LEVEL" envDefault:"info" desc:"debug, info, warn or error"`
+	JWTIssuer      string        `env:"JWT_ISSUER" envDefault:"videotpl-dev" desc:"expected iss of bearer JWTs"`
+	JWTAudience    string        `env:"JWT_AUDIENCE" envDefault:"videotpl" desc:"expected aud of bearer JWTs"`
+	JWTSecret      string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`
+	JWKSURL        string        `env:"JWT_JWKS_URL" desc:"JWKS URL for RS256/ES256 JWTs in production"`
+	ServiceTokens  string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
+	ShutdownDrain  time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
+	OTLPEndpoint   string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
+	TracesSampler  string        `env:"OTEL_TRACES_SAMPLER" envDefault:"parentbased_always_on" desc:"which traces are recorded: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio (parentbased: a request that arrives with a trace context follows its caller's decision)"`
+	SamplerArg     string        `env:"OTEL_TRACES_SAMPLER_ARG" desc:"fraction of traces the traceidratio samplers record, between 0 and 1 (unset: 1)"`
+	MetricsEnabled bool          `env:"METRICS_ENABLED" envDefault:"true" desc:"serve Prometheus metrics at /metrics on METRICS_ADDR"`
+	MetricsAddr    string        `env:"METRICS_ADDR" envDefault:":9090" desc:"address the metrics server (/metrics only) listens on, apart from the API's port so the API's ingress never exposes it"`
+	MigrateOnStart bool          `env:"MIGRATE_ON_START" envDefault:"false" desc:"apply migrations when serve starts (development; in Kubernetes every pod's migrate init container applies them first)"`
+	OutboundAllow  string        `env:"OUTBOUND_ALLOW_CIDRS" desc:"comma-separated CIDR ranges that outbound calls (tool servers, model gateways, webhooks) may reach although internal (loopback, private, link-local are denied otherwise), e.g. 127.0.0.0/8 in development"`
+	HTTP           HTTP
 }
 
 // HTTP bounds how long a client may hold a connection of the HTTP server and whom the server

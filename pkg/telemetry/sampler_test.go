@@ -38,7 +38,7 @@ func TestTheSamplerFollowsOTELTracesSamplerAndItsArgument(t *testing.T) {
 				t.Fatal(err)
 			}
 			if tc.sampler != "" {
-				c.TracesSampler, c.TracesSamplerArg = tc.sampler, tc.arg
+				c.TracesSampler, c.SamplerArg = tc.sampler, tc.arg
 			}
 			cfg := telemetry.ConfigOf(c)
 			s, err := telemetry.NewSampler(cfg.Sampler, cfg.SamplerArg)
