@@ -61,7 +61,7 @@ func TestQueriesAreSpansOfTheTraceTheyRunIn(t *testing.T) {
 	}
 	attrs := map[string]string{}
 	for _, a := range named.Attributes() {
-		attrs[string(a.Key)] = a.Value.Emit()
+		attrs[string(a.Key)] = a.Value.String()
 	}
 	if attrs["db.system.name"] != "postgresql" || !strings.Contains(attrs["db.query.text"], "SELECT $1::int") ||
 		strings.Contains(attrs["db.query.text"], "42") {
