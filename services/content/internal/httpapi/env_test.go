@@ -280,11 +280,12 @@ func newServer(t testing.TB, o envOptions) *server {
 	t.Cleanup(srv.stopBus)
 	if o.bus {
 		srv.startBus()
-	}
-	watchCtx, stopWatch := context.WithCancel(context.Background())
-	t.Cleanup(stopWatch)
-	if err := bus.WatchBroker(watchCtx, srv.bus.AMQPURL).Register(srv.tel.Registry, "broker"); err != nil {
-		t.Fatal(err)
+		// The broker's state on /metrics, as the binary watches it.
+		watchCtx, stopWatch := context.WithCancel(context.Background())
+		t.Cleanup(stopWatch)
+		if err := bus.WatchBroker(watchCtx, srv.bus.AMQPURL).Register(srv.tel.Registry, "broker"); err != nil {
+			t.Fatal(err)
+		}
 	}
 
 	srv.auth = authtest.New(t)
