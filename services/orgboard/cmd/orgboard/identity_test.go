@@ -5,6 +5,8 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -68,11 +70,50 @@ func TestTheServedServiceConsumesBansFromItsQueueAndRefusesTheBannedUser(t *test
 			if !strings.Contains(string(r.Body), "the caller is banned: spam") {
 				t.Errorf("refused with %s; want the ban's reason", r.Body)
 			}
-			return
+			break
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("still %d 15s after the ban was published", r.StatusCode())
 		}
 		time.Sleep(20 * time.Millisecond) // polling the API: nothing announces an applied event
 	}
+	checkMetrics(t, httpxtest.Scrape(t, svc.tel.Registry))
+}
+
+// checkMetrics holds what the served service exports, once it has consumed a ban and answered
+// requests, to the README's metrics list and to the counts those requests made.
+func checkMetrics(t *testing.T, body string) {
+	t.Helper()
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	httpxtest.CheckMetricsDocumented(t, string(readme), body)
+	for series, least := range map[string]float64{
+		`bus_messages_handled_total{event_type="identity.user.banned.v1"}`: 1,
+		`db_pool_acquires_total`: 1,
+	} {
+		if v, ok := sample(body, series); !ok || v < least {
+			t.Errorf("%s = %v (served %v), want at least %v", series, v, ok, least)
+		}
+	}
+	for _, zero := range []string{
+		`bus_messages_failed_total{event_type="identity.tenant.suspended.v1"}`,
+		`bus_messages_dead_lettered_total{event_type="identity.user.banned.v1"}`,
+	} {
+		if v, ok := sample(body, zero); !ok || v != 0 {
+			t.Errorf("%s = %v (served %v), want 0", zero, v, ok)
+		}
+	}
+}
+
+// sample is the value of a series (name and labels as the text format writes them).
+func sample(body, series string) (float64, bool) {
+	for line := range strings.SplitSeq(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }

@@ -69,7 +69,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 			s.close()
 		}
 	}()
-	tel, err := telemetry.Setup(ctx, serviceName, telemetry.Config{OTLPEndpoint: c.OTLPEndpoint})
+	tel, err := telemetry.Setup(ctx, serviceName, telemetry.ConfigOf(c.Common))
 	if err != nil {
 		return nil, err
 	}
@@ -88,6 +88,9 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 		return nil, err
 	}
 	s.closers = append(s.closers, s.pool.Close)
+	if err := tel.Registry.Register(pgxdb.NewPoolCollector(s.pool)); err != nil {
+		return nil, err
+	}
 
 	metrics, err := bus.NewPrometheusMetrics(tel.Registry)
 	if err != nil {
