@@ -40,6 +40,12 @@ chromium:
 .PHONY: tools
 tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json chromium ## Install every pinned tool (idempotent)
 
+# The S3 server the tests start (scripts/lib.sh pins it; scripts/test.sh installs it when absent).
+# A target of its own so that `make test` builds it beside the tools, not after the gates.
+.PHONY: minio
+minio: ## Install the pinned MinIO the tests start (first time only; a few minutes of compiling)
+	@bash -c '. scripts/lib.sh && minio_bin >/dev/null'
+
 ## ---- generation --------------------------------------------------------------------
 # Redoc's standalone bundle, which every service serves at /docs, is copied from the pinned npm
 # package into pkg/httpx/docsassets and committed, so `go build` needs no npm;
@@ -68,12 +74,12 @@ generate: tools docs-assets ## Regenerate everything under gen/ from specs/ and 
 	  (cd tools && GOWORK=off go run ./sdkgen -spec ../specs/openapi/$$s.yaml -out ../gen/ts/$$s -npm-root ..); done
 
 .PHONY: check-generated
-check-generated: tools ## Fail when gen/ differs from what the specs and queries produce (each differing, missing or extra file named)
+check-generated: $(TOOLS_DIR)/oapi-codegen $(TOOLS_DIR)/sqlc node_modules/.package-lock.json ## Fail when gen/ differs from what the specs and queries produce (each differing, missing or extra file named)
 	scripts/check-generated.sh
 
 ## ---- quality -------------------------------------------------------------------------
 .PHONY: lint-specs
-lint-specs: tools ## Lint the OpenAPI specs (Redocly recommended) and validate the AsyncAPI document
+lint-specs: node_modules/.package-lock.json ## Lint the OpenAPI specs (Redocly recommended) and validate the AsyncAPI document
 	$(NPX) redocly lint --config redocly.yaml specs/openapi/content.yaml specs/openapi/orgboard.yaml specs/openapi/renderevents.yaml
 	SUPPRESS_NO_CONFIG_WARNING=1 ASYNCAPI_METRICS=false $(NPX) asyncapi validate specs/asyncapi/events.yaml --fail-severity warn
 
@@ -82,13 +88,13 @@ vet: ## go vet every module
 	go vet $(addsuffix /...,$(addprefix ./,$(MODULES)))
 
 .PHONY: lint
-lint: tools vet lint-specs ## go vet + golangci-lint + spec lint
+lint: $(TOOLS_DIR)/golangci-lint vet lint-specs ## go vet + golangci-lint + spec lint
 	$(TOOLS_DIR)/golangci-lint run $(addsuffix /...,$(addprefix ./,$(MODULES)))
 
 # BASE=<commit> gives the commit the specs are compared with (default: the merge-base of HEAD
 # with main, else with origin/main); without one the check fails rather than pass unchecked.
 .PHONY: breaking
-breaking: tools ## Fail on a breaking spec change against the merge-base with main, unless the major version and its changelog section change with it
+breaking: $(TOOLS_DIR)/oasdiff ## Fail on a breaking spec change against the merge-base with main, unless the major version and its changelog section change with it
 	BASE="$(BASE)" scripts/breaking.sh
 
 .PHONY: changelog
@@ -120,13 +126,30 @@ images: ## Build the three images with docker (videotpl/<service>:$(IMAGE_TAG), 
 deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but stopped)
 	scripts/deps.sh
 
+# `make test` runs the gates and the installs side by side (a make -j of its own, each target's
+# output printed whole when it ends): the Go tools, npm ci, Chromium and MinIO build and download
+# at once, each gate starts as soon as its own tools are there, and the tests start when every
+# gate passed. TEST_JOBS bounds how many run at once.
+TEST_JOBS ?= 4
+
 .PHONY: test
-test: tools check-generated lint breaking ## What CI runs: generated code in sync, lint, spec changes, then every test on real servers
+test: ## What CI runs: generated code in sync, lint, spec changes, then every test on real servers
+	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-gates
 	scripts/test.sh
+
+# The longest installs first (make -j starts prerequisites in this order): MinIO and
+# golangci-lint compile for minutes, npm ci and apt mostly wait on the network.
+.PHONY: test-gates
+test-gates: minio $(TOOLS_DIR)/golangci-lint node_modules/.package-lock.json chromium tools check-generated lint breaking
 
 .PHONY: test-only
 test-only: ## Tests with -race on real servers, no generation or lint (TEST_PKGS=./pkg/... narrows them)
 	scripts/test.sh
+
+.PHONY: test-timings
+test-timings: ## Where the last test run's time went: each package's time and the slowest tests (from bin/test-results.json)
+	@[[ -s bin/test-results.json ]] || { echo "no bin/test-results.json: run make test or make test-only first" >&2; exit 1; }
+	@cd tools && GOWORK=off go run ./testtimings summary -top $(or $(TOP),25) ../bin/test-results.json
 
 .PHONY: run
 run: tools build ## Start the dependencies and the three services with demo data (Ctrl-C stops)

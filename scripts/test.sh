@@ -19,10 +19,16 @@ log "MinIO at $S3_ENDPOINT; running the tests"
 eval "flags=(${TEST_FLAGS:-})"
 # TEST_PKGS narrows the run to some packages (e.g. TEST_PKGS=./services/orgboard/...); by default
 # one go test covers every workspace module, so the closing summary counts them all.
+# Every run is recorded as `go test -json` in bin/test-results.json (and printed as go test
+# prints it): `make test-timings` says from it where the time went, per package and per test.
+mkdir -p bin
+results=bin/test-results.json
+(cd tools && GOWORK=off go build -o ../bin/testtimings ./testtimings)
+: >"$results"
 if [[ -z ${TEST_PKGS:-} ]]; then
-  (cd tools && GOWORK=off go test -count=1 "${flags[@]}" ./...)
+  (cd tools && GOWORK=off go test -json -count=1 "${flags[@]}" ./...) | tee -a "$results" | bin/testtimings print
   TEST_PKGS="./gen/... ./pkg/... ./services/content/... ./services/orgboard/... ./services/renderevents/... ./specs/... ./e2e/..."
 fi
 # -count=1: these tests talk to real servers, whose state the test cache cannot see.
 # shellcheck disable=SC2086
-go test -race -count=1 -timeout 20m "${flags[@]}" $TEST_PKGS
+go test -json -race -count=1 -timeout 20m "${flags[@]}" $TEST_PKGS | tee -a "$results" | bin/testtimings print
