@@ -41,6 +41,7 @@ func colourDistance(t *testing.T, hex string, want color.RGBA) float64 {
 }
 
 func TestEveryKeyGetsTheZoneOfItsRectangle(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	var jpg bytes.Buffer
 	if err := jpeg.Encode(&jpg, sceneImage(), &jpeg.Options{Quality: 85}); err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestEveryKeyGetsTheZoneOfItsRectangle(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			p, err := New(Options{}, nil, nil).Generate(context.Background(), tc.data, sceneKeys())
 			if err != nil {
 				t.Fatal(err)
@@ -114,6 +116,7 @@ type svgDoc struct {
 }
 
 func TestTheSVGAddressesEachZoneByElementKey(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	p, err := New(Options{}, nil, nil).Generate(context.Background(), ScenePNG(t), sceneKeys())
 	if err != nil {
 		t.Fatal(err)
@@ -154,6 +157,7 @@ func TestTheSVGAddressesEachZoneByElementKey(t *testing.T) {
 }
 
 func TestTheSameImageGivesTheSamePreview(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	g := New(Options{}, nil, nil)
 	a, err := g.Generate(context.Background(), ScenePNG(t), sceneKeys())
 	if err != nil {
@@ -171,6 +175,7 @@ func TestTheSameImageGivesTheSamePreview(t *testing.T) {
 var halvesKeys = []ColorKey{{"left", "#f080e0"}, {"right", "#2080e0"}}
 
 func TestQualityFallsWhenFlatZonesCannotReproduceTheImage(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	g := New(Options{}, nil, nil)
 	a, err := g.Generate(context.Background(), svgpreviewtest.Halves(t, false), halvesKeys)
 	if err != nil {
@@ -186,6 +191,7 @@ func TestQualityFallsWhenFlatZonesCannotReproduceTheImage(t *testing.T) {
 }
 
 func TestTwoKeysOfSimilarColoursGetDistinctZones(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	keys := sceneKeys()
 	keys[1].CurrentColor = "#d03030" // wrong for "accent", but still the nearest free cluster is green
 	keys[0].CurrentColor = "#e53935"
@@ -202,6 +208,7 @@ func TestTwoKeysOfSimilarColoursGetDistinctZones(t *testing.T) {
 }
 
 func TestInputsTheGeneratorRefuses(t *testing.T) {
+	t.Parallel() // CPU only, nothing shared: the generator is built per test
 	cases := []struct {
 		name string
 		data []byte
@@ -216,6 +223,7 @@ func TestInputsTheGeneratorRefuses(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			_, err := New(Options{}, nil, nil).Generate(context.Background(), tc.data, tc.keys)
 			if !errors.Is(err, tc.want) {
 				t.Fatalf("got %v, want %v", err, tc.want)

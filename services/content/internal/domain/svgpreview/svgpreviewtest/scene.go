@@ -9,6 +9,7 @@ import (
 	"image/color"
 	"image/png"
 	"math/rand/v2"
+	"sync"
 	"testing"
 )
 
@@ -56,14 +57,22 @@ func Image() *image.RGBA {
 	return img
 }
 
-// PNG is the picture as PNG bytes.
+// scenePNG is the picture encoded once per test binary (the tests ask for it often, and the
+// encoding is costly under the race detector).
+var scenePNG = sync.OnceValues(func() ([]byte, error) {
+	var buf bytes.Buffer
+	err := png.Encode(&buf, Image())
+	return buf.Bytes(), err
+})
+
+// PNG is the picture as PNG bytes (a copy of its own for each caller).
 func PNG(t testing.TB) []byte {
 	t.Helper()
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, Image()); err != nil {
+	b, err := scenePNG()
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return bytes.Clone(b)
 }
 
 // Halves is a small picture (160x120) of two flat halves, #f080e0 and #2080e0, as PNG bytes,
