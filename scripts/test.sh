@@ -27,7 +27,10 @@ results=bin/test-results.json
 : >"$results"
 if [[ -z ${TEST_PKGS:-} ]]; then
   (cd tools && GOWORK=off go test -json -count=1 "${flags[@]}" ./...) | tee -a "$results" | bin/testtimings print
-  TEST_PKGS="./gen/... ./pkg/... ./services/content/... ./services/orgboard/... ./services/renderevents/... ./specs/... ./e2e/..."
+  # go test builds and runs the packages in the order given, two at a time (-p defaults to the
+  # cores): the longest first, so that e2e (the biggest test binary, then minutes of building
+  # images and SDKs and starting services) does not start last and leave one core idle.
+  TEST_PKGS="./e2e/... ./services/content/... ./services/orgboard/... ./services/renderevents/... ./pkg/... ./specs/... ./gen/..."
 fi
 # -count=1: these tests talk to real servers, whose state the test cache cannot see.
 # shellcheck disable=SC2086
