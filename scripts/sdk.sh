@@ -9,13 +9,18 @@ cd "$(dirname "$0")/.."
 tsc=node_modules/.bin/tsc
 [[ -x $tsc ]] || die "tsc not found: run 'make tools' (npm ci) first"
 mkdir -p bin/sdk
+# The packages compile side by side: tsc uses one core, and they share nothing.
+pids=()
 for s in ${SDK_SERVICES:-content orgboard renderevents}; do
   dir=gen/ts/$s
   [[ -f $dir/package.json && -f $dir/src/schema.ts ]] || die "$dir is not generated: run 'make generate'"
   log "compiling $dir"
   rm -rf "$dir/dist"
   # npm puts the repository's node_modules/.bin (the pinned tsc) on the script's PATH.
-  (cd "$dir" && npm run --silent build)
-  (cd "$dir" && npm pack --silent --pack-destination ../../../bin/sdk >/dev/null)
+  (cd "$dir" && npm run --silent build && npm pack --silent --pack-destination ../../../bin/sdk >/dev/null) &
+  pids+=("$!")
 done
+failed=0
+for pid in "${pids[@]}"; do wait "$pid" || failed=1; done
+((failed == 0)) || die "an SDK package did not compile (its errors are above)"
 log "SDK packages: $(ls bin/sdk/*.tgz | tr '\n' ' ')"
