@@ -145,12 +145,13 @@ var constraints = map[string]*regexp.Regexp{
 
 func TestEachServicesDocsPageRendersEveryOperationInABrowserWithoutErrors(t *testing.T) {
 	chromium := chromiumPath(t)
-	checkDocsInBrowser(t, chromium, docsServers(t))
+	checkDocsInBrowser(t, chromium, func() map[string]string { return docsServers(t) })
 }
 
-// checkDocsInBrowser opens the /docs page of each service (base URLs by name) in one headless
-// Chromium and checks what it renders.
-func checkDocsInBrowser(t *testing.T, chromium string, bases map[string]string) {
+// checkDocsInBrowser starts one headless Chromium while the services start (servers returns
+// their base URLs by name, once ready), opens the /docs page of each service in a tab of its
+// own, the three side by side, and checks what it renders.
+func checkDocsInBrowser(t *testing.T, chromium string, servers func() map[string]string) {
 	titles := map[string][]string{
 		"content":      operationTitles(t, contentserver.GetSpec),
 		"orgboard":     operationTitles(t, orgboardserver.GetSpec),
@@ -168,20 +169,27 @@ func checkDocsInBrowser(t *testing.T, chromium string, bases map[string]string) 
 		chromedp.NoFirstRun, chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1440, 1000),
 		chromedp.Flag("disable-quic", true), chromedp.Flag("disable-background-networking", true),
 		chromedp.Flag("disable-component-update", true), chromedp.Flag("disable-sync", true))
-	defer cancelAlloc()
+	t.Cleanup(cancelAlloc) // after the parallel subtests, which run once this function returned
 	browser, cancelBrowser := chromedp.NewContext(alloc)
-	defer cancelBrowser()
-	if err := chromedp.Do(browser); err != nil {
+	t.Cleanup(cancelBrowser)
+	// The browser starts while the services start and migrate.
+	started := make(chan error, 1)
+	go func() { started <- chromedp.Do(browser) }()
+	bases := servers()
+	if err := <-started; err != nil {
 		t.Fatalf("starting %s: %v", chromium, err)
 	}
 
 	for _, s := range services {
 		t.Run(s.name, func(t *testing.T) {
+			// Redoc renders on one core per tab: the three pages render at once.
+			t.Parallel()
 			tab, cancelTab := chromedp.NewContext(browser)
 			defer cancelTab()
 			var errs pageErrors
 			errs.watch(tab)
-			steps, cancelSteps := context.WithTimeout(tab, 2*time.Minute)
+			// Deadlines for three pages rendering at once on a busy 2-core machine.
+			steps, cancelSteps := context.WithTimeout(tab, 4*time.Minute)
 			defer cancelSteps()
 
 			want := titles[s.name]
@@ -190,7 +198,7 @@ func checkDocsInBrowser(t *testing.T, chromium string, bases map[string]string) 
 			rendered := fmt.Sprintf(`document.querySelectorAll('[data-section-id*="operation/"] h2').length >= %d`, len(want))
 			if err := chromedp.Do(steps, chromedp.Navigate(base+"/docs"),
 				chromedp.Poll[chromedp.Void](rendered, chromedp.WithPollingInterval(100*time.Millisecond),
-					chromedp.WithPollingTimeout(100*time.Second))); err != nil {
+					chromedp.WithPollingTimeout(200*time.Second))); err != nil {
 				t.Fatalf("rendering %s/docs: %v (page errors: %q)", base, err, errs.all())
 			}
 			page, err := chromedp.Run(steps, chromedp.Evaluate[renderedDocs](readDocs))
