@@ -24,6 +24,7 @@ func TestSharedService(t *testing.T) {
 		{"ASuspendedTenantGetsNoDeliveries", testASuspendedTenantGetsNoDeliveries},
 		{"WebhookURLsAndAccessAreChecked", testWebhookURLsAndAccessAreChecked},
 		{"ConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters", testConcurrentChangesOfOneEndpointGetNoServerErrorAndLeaveOneOfTheSentFilters},
+		{"SimulateForATenantPrintsTheIdsTheServiceThenShows", testSimulateForATenantPrintsTheIdsTheServiceThenShows},
 		// Last: it reads what the tests above made the service count.
 		{"MetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists", testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists},
 	} {

@@ -25,16 +25,17 @@ const (
 
 // Options shape a stream.
 type Options struct {
-	Tenants       int     // tenants, each with a user, a plan and an API key (default 1)
-	Jobs          int     // render jobs, spread over the tenants
-	Running       int     // of the jobs, the last ones that stay started (no terminal event)
-	ProgressTicks int     // progress ticks per started job
-	Snapshots     int     // snapshots (requested + ready)
-	FailRate      float64 // share of jobs that fail (refund required, then refunded)
-	CancelRate    float64 // share of jobs that are cancelled
-	Identity      bool    // also the lifecycle events of tenants and users (suspension, ban, expiry, revocation)
-	Duplicates    float64 // share of messages published twice
-	Reorder       int     // shuffle the stream within windows of this many messages (0: in order)
+	Tenants       int         // tenants, each with a user, a plan and an API key (default 1)
+	TenantIDs     []uuid.UUID // ids of the first tenants, in order (the others are generated); Tenants is at least their number
+	Jobs          int         // render jobs, spread over the tenants
+	Running       int         // of the jobs, the last ones that stay started (no terminal event)
+	ProgressTicks int         // progress ticks per started job
+	Snapshots     int         // snapshots (requested + ready)
+	FailRate      float64     // share of jobs that fail (refund required, then refunded)
+	CancelRate    float64     // share of jobs that are cancelled
+	Identity      bool        // also the lifecycle events of tenants and users (suspension, ban, expiry, revocation)
+	Duplicates    float64     // share of messages published twice
+	Reorder       int         // shuffle the stream within windows of this many messages (0: in order)
 	Seed          uint64
 	Start         time.Time // event_time of the first event (default 2025-03-01T12:00:00Z)
 }
@@ -67,9 +68,7 @@ type gen struct {
 
 // Generate builds a stream.
 func Generate(opt Options) (Stream, error) {
-	if opt.Tenants <= 0 {
-		opt.Tenants = 1
-	}
+	opt.Tenants = max(opt.Tenants, len(opt.TenantIDs), 1)
 	if opt.Start.IsZero() {
 		opt.Start = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
 	}
@@ -81,6 +80,9 @@ func Generate(opt Options) (Stream, error) {
 	tenants := make([]tenantInfo, opt.Tenants)
 	for i := range tenants {
 		tenants[i] = tenantInfo{id: g.uuid(), user: g.uuid()}
+		if i < len(opt.TenantIDs) {
+			tenants[i].id = opt.TenantIDs[i]
+		}
 		st.Tenants = append(st.Tenants, tenants[i].id)
 		g.tenant(i, tenants[i].id, tenants[i].user)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/services/renderevents/internal/busapi"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
@@ -69,5 +71,32 @@ func TestDuplicatesAndReorderingKeepTheSameEvents(t *testing.T) {
 	}
 	if dups == 0 || moved == 0 {
 		t.Fatalf("duplicates %d, moved %d: want both", dups, moved)
+	}
+}
+
+func TestTheGivenTenantIDsAreTheStreamsFirstTenants(t *testing.T) {
+	want := uuid.MustParse("0190a000-0000-7000-8000-000000000001")
+	st, err := sim.Generate(sim.Options{TenantIDs: []uuid.UUID{want}, Jobs: 2, ProgressTicks: 1, Identity: true, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Tenants) != 1 || st.Tenants[0] != want {
+		t.Fatalf("tenants %v, want only %s", st.Tenants, want)
+	}
+	for _, m := range st.Messages {
+		e, err := busapi.ParseEvent(m.Body)
+		if err != nil {
+			t.Fatalf("%s does not validate: %v", m.EventType, err)
+		}
+		if m.TenantID != want || e.TenantID != want {
+			t.Fatalf("%s %s is of tenant %s (envelope %s), want %s", m.EventType, m.EventID, m.TenantID, e.TenantID, want)
+		}
+	}
+	two, err := sim.Generate(sim.Options{TenantIDs: []uuid.UUID{want}, Tenants: 2, Jobs: 2, Seed: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(two.Tenants) != 2 || two.Tenants[0] != want || two.Tenants[1] == want {
+		t.Fatalf("tenants %v, want %s then a generated one", two.Tenants, want)
 	}
 }
