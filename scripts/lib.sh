@@ -4,6 +4,12 @@
 PG_HOST=${PG_HOST:-127.0.0.1}
 PG_PORT=${PG_PORT:-5432}
 AMQP_PORT=${AMQP_PORT:-5672}
+# The S3 server start_s3 starts, each built from a pinned module the first time:
+#   minio      MinIO, compiled from source with go install (MINIO_VERSION);
+#   versitygw  Versity's S3 gateway over a directory (tools/versitygw), a real S3 implementation
+#              (signatures, multipart, presigned part URLs, ETags, Content-MD5) that compiles in
+#              a fraction of MinIO's time.
+S3_SERVER=${S3_SERVER:-minio}
 # Pinned MinIO, installed with `go install` when absent (no prebuilt download is needed).
 MINIO_MODULE=github.com/minio/minio
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
@@ -73,3 +79,40 @@ start_minio() {
   for ((i = 0; i < 100; i++)); do curl -fsS "http://127.0.0.1:$port/minio/health/ready" >/dev/null 2>&1 && break; sleep 0.1; done
   export S3_ENDPOINT="http://127.0.0.1:$port" S3_ACCESS_KEY=$MINIO_ROOT_USER S3_SECRET_KEY=$MINIO_ROOT_PASSWORD S3_REGION=us-east-1
 }
+
+# start_s3 DIR: starts the S3 server S3_SERVER names on a free port with data in DIR; sets
+# S3_PID (and MINIO_PID, the same process) and the S3 variables.
+start_s3() {
+  case $S3_SERVER in
+  minio) start_minio "$1" ;;
+  versitygw) start_versitygw "$1" ;;
+  *) die "S3_SERVER=$S3_SERVER: want minio or versitygw" ;;
+  esac
+  S3_PID=$MINIO_PID
+}
+
+# tool_bin NAME prints the path of the pinned tool bin/tools/NAME, building it first when
+# absent or older than tools/NAME/go.mod (make knows).
+tool_bin() {
+  make --no-print-directory -s "bin/tools/$1" >&2 || die "building $1 failed"
+  echo "$PWD/bin/tools/$1"
+}
+
+# start_versitygw DIR: starts versitygw with its POSIX backend on a free port, buckets in
+# DIR/data and object metadata in DIR/meta (sidecar files: no extended attributes needed);
+# sets MINIO_PID and the S3 variables, with MinIO's default credentials.
+start_versitygw() {
+  local dir=$1 bin port
+  bin=$(tool_bin versitygw)
+  port=$(free_port 19000)
+  export MINIO_ROOT_USER=${MINIO_ROOT_USER:-minioadmin} MINIO_ROOT_PASSWORD=${MINIO_ROOT_PASSWORD:-minioadmin}
+  mkdir -p "$dir/data" "$dir/meta"
+  ROOT_ACCESS_KEY=$MINIO_ROOT_USER ROOT_SECRET_KEY=$MINIO_ROOT_PASSWORD "$bin" --port "127.0.0.1:$port" \
+    --region us-east-1 --quiet --health /health posix --sidecar "$dir/meta" "$dir/data" >"$dir/versitygw.log" 2>&1 &
+  MINIO_PID=$!
+  wait_port 127.0.0.1 "$port" 60 || { cat "$dir/versitygw.log" >&2; die "versitygw did not start"; }
+  local i
+  for ((i = 0; i < 100; i++)); do curl -fsS "http://127.0.0.1:$port/health" >/dev/null 2>&1 && break; sleep 0.1; done
+  export S3_ENDPOINT="http://127.0.0.1:$port" S3_ACCESS_KEY=$MINIO_ROOT_USER S3_SECRET_KEY=$MINIO_ROOT_PASSWORD S3_REGION=us-east-1
+}
+
