@@ -158,7 +158,9 @@ test-timings: ## Where the last test run's time went: each package's time and th
 	@cd tools && GOWORK=off go run ./testtimings summary -top $(or $(TOP),25) ../bin/test-results.json
 
 .PHONY: run
-run: tools build ## Start the dependencies and the three services with demo data (Ctrl-C stops)
+# Only what running needs: the three binaries, and the S3 server scripts/run.sh builds on first
+# use (bin/tools/versitygw); no lint tools, npm packages or browser.
+run: build ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
 	scripts/run.sh
 
 .PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents
