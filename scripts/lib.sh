@@ -107,6 +107,7 @@ start_versitygw() {
   port=$(free_port 19000)
   export MINIO_ROOT_USER=${MINIO_ROOT_USER:-minioadmin} MINIO_ROOT_PASSWORD=${MINIO_ROOT_PASSWORD:-minioadmin}
   mkdir -p "$dir/data" "$dir/meta"
+  dir=$(cd "$dir" && pwd) # versitygw reads a relative --sidecar as inside the root directory
   ROOT_ACCESS_KEY=$MINIO_ROOT_USER ROOT_SECRET_KEY=$MINIO_ROOT_PASSWORD "$bin" --port "127.0.0.1:$port" \
     --region us-east-1 --quiet --health /health posix --sidecar "$dir/meta" "$dir/data" >"$dir/versitygw.log" 2>&1 &
   MINIO_PID=$!

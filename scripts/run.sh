@@ -32,7 +32,8 @@ mkdir -p .data
 # run_<user>_<hash of the checkout's path>) names a RabbitMQ vhost, and prefixes the databases
 # (<RUN_NAME>_content, ...). Without a way to create the vhost (the management API or
 # rabbitmqctl), the exchanges and queues on the default vhost carry the prefix instead.
-RUN_NAME=${RUN_NAME:-run_$(id -un | tr 'A-Z' 'a-z' | tr -c 'a-z0-9' '_')_$(printf %s "$PWD" | sha256sum | cut -c1-6)}
+user=$(id -un); user=${user,,}
+RUN_NAME=${RUN_NAME:-run_${user//[^a-z0-9]/_}_$(printf %s "$PWD" | sha256sum | cut -c1-6)}
 [[ $RUN_NAME =~ ^[a-z][a-z0-9_]{0,47}$ ]] || die "RUN_NAME=$RUN_NAME: want a lowercase letter, then at most 47 lowercase letters, digits or underscores"
 bus_prefix=
 if amqp_vhost "$RUN_NAME"; then
