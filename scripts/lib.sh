@@ -5,11 +5,11 @@ PG_HOST=${PG_HOST:-127.0.0.1}
 PG_PORT=${PG_PORT:-5432}
 AMQP_PORT=${AMQP_PORT:-5672}
 # The S3 server start_s3 starts, each built from a pinned module the first time:
-#   minio      MinIO, compiled from source with go install (MINIO_VERSION);
-#   versitygw  Versity's S3 gateway over a directory (tools/versitygw), a real S3 implementation
-#              (signatures, multipart, presigned part URLs, ETags, Content-MD5) that compiles in
-#              a fraction of MinIO's time.
-S3_SERVER=${S3_SERVER:-minio}
+#   versitygw  (default) Versity's S3 gateway over a directory (tools/versitygw), a real S3
+#              implementation (signatures, multipart, presigned part URLs, ETags, Content-MD5)
+#              that compiles in a fraction of MinIO's time; every test passes on it;
+#   minio      MinIO, compiled from source with go install (MINIO_VERSION).
+S3_SERVER=${S3_SERVER:-versitygw}
 # Pinned MinIO, installed with `go install` when absent (no prebuilt download is needed).
 MINIO_MODULE=github.com/minio/minio
 MINIO_VERSION=v0.0.0-20260212201848-7aac2a2c5b7c
@@ -65,8 +65,12 @@ free_port() {
   die "no free port"
 }
 
-# start_minio DIR: starts MinIO on a free port with data in DIR; sets MINIO_PID and S3 variables.
-start_minio() {
+# start_minio DIR: the S3 server of the tests (scripts/test.sh), the one S3_SERVER names.
+start_minio() { start_s3 "$@"; }
+
+# start_minio_server DIR: starts MinIO on a free port with data in DIR; sets MINIO_PID and S3
+# variables.
+start_minio_server() {
   local dir=$1 bin port cport
   bin=$(minio_bin)
   port=$(free_port 19000); cport=$(free_port $((port + 1)))
@@ -84,7 +88,7 @@ start_minio() {
 # S3_PID (and MINIO_PID, the same process) and the S3 variables.
 start_s3() {
   case $S3_SERVER in
-  minio) start_minio "$1" ;;
+  minio) start_minio_server "$1" ;;
   versitygw) start_versitygw "$1" ;;
   *) die "S3_SERVER=$S3_SERVER: want minio or versitygw" ;;
   esac

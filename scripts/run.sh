@@ -3,8 +3,6 @@
 # started; Ctrl-C stops them all cleanly. Local state lives in .data/ (make clean removes it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-# The S3 server of the run: versitygw, built in a minute or two; S3_SERVER=minio for MinIO.
-: "${S3_SERVER:=versitygw}"
 . scripts/lib.sh
 
 # amqp_vhost NAME creates the RabbitMQ vhost NAME (when absent) with every permission for guest,
