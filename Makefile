@@ -40,11 +40,11 @@ chromium:
 .PHONY: tools
 tools: $(addprefix $(TOOLS_DIR)/,$(GO_TOOLS)) node_modules/.package-lock.json chromium ## Install every pinned tool (idempotent)
 
-# The S3 server the tests start (scripts/lib.sh pins it; scripts/test.sh installs it when absent).
-# A target of its own so that `make test` builds it beside the tools, not after the gates.
-.PHONY: minio
-minio: ## Install the pinned MinIO the tests start (first time only; a few minutes of compiling)
-	@bash -c '. scripts/lib.sh && minio_bin >/dev/null'
+# The S3 server the tests start (S3_SERVER: versitygw by default, or minio; scripts/lib.sh pins
+# both). A target of its own so that `make test` builds it beside the tools, not after the gates.
+.PHONY: s3-server
+s3-server: ## Build the pinned S3 server the tests start (S3_SERVER=versitygw|minio; first time only)
+	@bash -c '. scripts/lib.sh && s3_bin >/dev/null'
 
 ## ---- generation --------------------------------------------------------------------
 # Redoc's standalone bundle, which every service serves at /docs, is copied from the pinned npm
@@ -133,7 +133,7 @@ deps: ## Make sure PostgreSQL and RabbitMQ answer (start them if installed but s
 	scripts/deps.sh
 
 # `make test` runs the gates and the installs side by side (a make -j of its own, each target's
-# output printed whole when it ends): the Go tools, npm ci, Chromium and MinIO build and download
+# output printed whole when it ends): the Go tools, npm ci, Chromium and the S3 server build and download
 # at once, each gate starts as soon as its own tools are there, and the tests start when every
 # gate passed. TEST_JOBS bounds how many run at once.
 TEST_JOBS ?= 4
@@ -143,10 +143,10 @@ test: ## What CI runs: generated code in sync, lint, spec changes, then every te
 	@$(MAKE) --no-print-directory -j$(TEST_JOBS) --output-sync=target test-gates
 	scripts/test.sh
 
-# The longest installs first (make -j starts prerequisites in this order): MinIO and
+# The longest installs first (make -j starts prerequisites in this order): the S3 server and
 # golangci-lint compile for minutes, npm ci and apt mostly wait on the network.
 .PHONY: test-gates
-test-gates: minio $(TOOLS_DIR)/golangci-lint node_modules/.package-lock.json chromium tools check-generated lint breaking
+test-gates: s3-server $(TOOLS_DIR)/golangci-lint node_modules/.package-lock.json chromium tools check-generated lint breaking
 
 .PHONY: test-only
 test-only: ## Tests with -race on real servers, no generation or lint (TEST_PKGS=./pkg/... narrows them)

@@ -95,6 +95,15 @@ start_s3() {
   S3_PID=$MINIO_PID
 }
 
+# s3_bin prints the path of the S3 server S3_SERVER names, building it first when absent.
+s3_bin() {
+  case $S3_SERVER in
+  minio) minio_bin ;;
+  versitygw) tool_bin versitygw ;;
+  *) die "S3_SERVER=$S3_SERVER: want minio or versitygw" ;;
+  esac
+}
+
 # tool_bin NAME prints the path of the pinned tool bin/tools/NAME, building it first when
 # absent or older than tools/NAME/go.mod (make knows).
 tool_bin() {

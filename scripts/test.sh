@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs every module's tests with -race against real PostgreSQL, RabbitMQ and a MinIO started
-# here on a free port with a temporary directory (stopped on exit).
+# Runs every module's tests with -race against real PostgreSQL, RabbitMQ and an S3 server
+# (S3_SERVER, scripts/lib.sh) started here on a free port with a temporary directory (stopped on exit).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -8,12 +8,12 @@ ensure_postgres
 ensure_rabbitmq
 tmp=$(mktemp -d)
 trap '[[ -n ${MINIO_PID:-} ]] && kill "$MINIO_PID" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
-start_minio "$tmp/minio"
+start_s3 "$tmp/s3"
 export S3_TEST_ENDPOINT=$S3_ENDPOINT S3_TEST_ACCESS_KEY=$S3_ACCESS_KEY S3_TEST_SECRET_KEY=$S3_SECRET_KEY
 export PG_TEST_URL=${PG_TEST_URL:-postgres://postgres@$PG_HOST:$PG_PORT/postgres?sslmode=disable}
 export AMQP_TEST_URL=${AMQP_TEST_URL:-amqp://guest:guest@127.0.0.1:$AMQP_PORT/}
 export NODE_BIN="$PWD/node_modules/.bin"
-log "MinIO at $S3_ENDPOINT; running the tests"
+log "S3 ($S3_SERVER) at $S3_ENDPOINT; running the tests"
 # TEST_FLAGS is split like a shell command line, so a quoted pattern stays one argument:
 # TEST_FLAGS="-run 'Manifest|Dockerfile'".
 eval "flags=(${TEST_FLAGS:-})"
