@@ -330,8 +330,23 @@ type ClientInterface interface {
 	// (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
 	// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
 	// the same run is in progress: the run is claimed before the model is called, so concurrent
-	// executes call the model once. When no connection answers, the run becomes failed and the
-	// response is 502. Audited as agent_run.executed.
+	// executes call the model once. When no connection answers, the run becomes failed (failure_reason
+	// says why) and the response is 502. Audited as agent_run.executed.
+	//
+	// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
+	// 202 at once, with the run in status executing and the header `Preference-Applied:
+	// respond-async`; the model is called by a durable background job that survives a restart of
+	// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
+	// (status executing, then drafted, or failed with failure_reason) or through the event
+	// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
+	// (synchronous executes publish their outcome too). The job makes at most a configured number
+	// of model calls (3 by default), each trying the fallback connection as above; it calls again,
+	// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
+	// time, and the run becomes failed after the last call or on any other failure. A model call is
+	// never repeated for one claim of the run: a job that finds the run held by another job waits
+	// for it rather than calling the model. The 409 rules above apply to both forms. Other
+	// preferences in Prefer are ignored, and without respond-async the answer is the synchronous
+	// 200 or 502 as above.
 	//
 	// Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
 	ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -1335,8 +1350,23 @@ func (c *Client) ApproveAgentRun(ctx context.Context, id Id, body ApproveAgentRu
 // (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
 // model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
 // the same run is in progress: the run is claimed before the model is called, so concurrent
-// executes call the model once. When no connection answers, the run becomes failed and the
-// response is 502. Audited as agent_run.executed.
+// executes call the model once. When no connection answers, the run becomes failed (failure_reason
+// says why) and the response is 502. Audited as agent_run.executed.
+//
+// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
+// 202 at once, with the run in status executing and the header `Preference-Applied:
+// respond-async`; the model is called by a durable background job that survives a restart of
+// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
+// (status executing, then drafted, or failed with failure_reason) or through the event
+// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
+// (synchronous executes publish their outcome too). The job makes at most a configured number
+// of model calls (3 by default), each trying the fallback connection as above; it calls again,
+// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
+// time, and the run becomes failed after the last call or on any other failure. A model call is
+// never repeated for one claim of the run: a job that finds the run held by another job waits
+// for it rather than calling the model. The 409 rules above apply to both forms. Other
+// preferences in Prefer are ignored, and without respond-async the answer is the synchronous
+// 200 or 502 as above.
 //
 // Corresponds with POST /api/orgboard/agent-runs/{id}/execute (the `ExecuteAgentRun` operationId).
 func (c *Client) ExecuteAgentRun(ctx context.Context, id Id, params *ExecuteAgentRunParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -3320,6 +3350,17 @@ func NewExecuteAgentRunRequest(server string, id Id, params *ExecuteAgentRunPara
 			}
 
 			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+		if params.Prefer != nil {
+			var headerParam1 string
+
+			headerParam1, err = runtime.StyleParamWithOptions("simple", false, "Prefer", *params.Prefer, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Prefer", headerParam1)
 		}
 
 	}
@@ -5448,8 +5489,23 @@ type ClientWithResponsesInterface interface {
 	// (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
 	// model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
 	// the same run is in progress: the run is claimed before the model is called, so concurrent
-	// executes call the model once. When no connection answers, the run becomes failed and the
-	// response is 502. Audited as agent_run.executed.
+	// executes call the model once. When no connection answers, the run becomes failed (failure_reason
+	// says why) and the response is 502. Audited as agent_run.executed.
+	//
+	// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
+	// 202 at once, with the run in status executing and the header `Preference-Applied:
+	// respond-async`; the model is called by a durable background job that survives a restart of
+	// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
+	// (status executing, then drafted, or failed with failure_reason) or through the event
+	// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
+	// (synchronous executes publish their outcome too). The job makes at most a configured number
+	// of model calls (3 by default), each trying the fallback connection as above; it calls again,
+	// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
+	// time, and the run becomes failed after the last call or on any other failure. A model call is
+	// never repeated for one claim of the run: a job that finds the run held by another job waits
+	// for it rather than calling the model. The 409 rules above apply to both forms. Other
+	// preferences in Prefer are ignored, and without respond-async the answer is the synchronous
+	// 200 or 502 as above.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -7228,6 +7284,11 @@ func (r ApproveAgentRunResponse) ContentType() string {
 	return ""
 }
 
+// ExecuteAgentRunResponse202Headers the declared response headers of an HTTP 202 response for ExecuteAgentRun
+type ExecuteAgentRunResponse202Headers struct {
+	PreferenceApplied *string
+}
+
 // ExecuteAgentRunResponse401Headers the declared response headers of an HTTP 401 response for ExecuteAgentRun
 type ExecuteAgentRunResponse401Headers struct {
 	WWWAuthenticate *string
@@ -7238,6 +7299,8 @@ type ExecuteAgentRunResponse struct {
 	HTTPResponse *http.Response
 	// JSON200 the response for an HTTP 200 `application/json` response
 	JSON200 *AgentRun
+	// JSON202 the response for an HTTP 202 `application/json` response
+	JSON202 *AgentRun
 	// ApplicationproblemJSON400 the response for an HTTP 400 `application/problem+json` response
 	ApplicationproblemJSON400 *BadRequest
 	// ApplicationproblemJSON401 the response for an HTTP 401 `application/problem+json` response
@@ -7252,6 +7315,8 @@ type ExecuteAgentRunResponse struct {
 	ApplicationproblemJSON422 *IdempotencyKeyReused
 	// ApplicationproblemJSON502 the response for an HTTP 502 `application/problem+json` response
 	ApplicationproblemJSON502 *BadGateway
+	// Headers202 the parsed response headers for an HTTP 202 response
+	Headers202 *ExecuteAgentRunResponse202Headers
 	// Headers401 the parsed response headers for an HTTP 401 response
 	Headers401 *ExecuteAgentRunResponse401Headers
 }
@@ -7259,6 +7324,11 @@ type ExecuteAgentRunResponse struct {
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
 func (r ExecuteAgentRunResponse) GetJSON200() *AgentRun {
 	return r.JSON200
+}
+
+// GetJSON202 returns the response for an HTTP 202 `application/json` response
+func (r ExecuteAgentRunResponse) GetJSON202() *AgentRun {
+	return r.JSON202
 }
 
 // GetApplicationproblemJSON400 returns the response for an HTTP 400 `application/problem+json` response
@@ -10806,8 +10876,23 @@ func (c *ClientWithResponses) ApproveAgentRunWithResponse(ctx context.Context, i
 // (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
 // model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
 // the same run is in progress: the run is claimed before the model is called, so concurrent
-// executes call the model once. When no connection answers, the run becomes failed and the
-// response is 502. Audited as agent_run.executed.
+// executes call the model once. When no connection answers, the run becomes failed (failure_reason
+// says why) and the response is 502. Audited as agent_run.executed.
+//
+// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
+// 202 at once, with the run in status executing and the header `Preference-Applied:
+// respond-async`; the model is called by a durable background job that survives a restart of
+// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
+// (status executing, then drafted, or failed with failure_reason) or through the event
+// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
+// (synchronous executes publish their outcome too). The job makes at most a configured number
+// of model calls (3 by default), each trying the fallback connection as above; it calls again,
+// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
+// time, and the run becomes failed after the last call or on any other failure. A model call is
+// never repeated for one claim of the run: a job that finds the run held by another job waits
+// for it rather than calling the model. The 409 rules above apply to both forms. Other
+// preferences in Prefer are ignored, and without respond-async the answer is the synchronous
+// 200 or 502 as above.
 //
 // Returns a wrapper object for the known response body format(s).
 //
@@ -12810,6 +12895,13 @@ func ParseExecuteAgentRunResponse(rsp *http.Response) (*ExecuteAgentRunResponse,
 		}
 		response.JSON200 = &dest
 
+	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 202:
+		var dest AgentRun
+		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
+			return nil, err
+		}
+		response.JSON202 = &dest
+
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && rsp.StatusCode == 400:
 		var dest BadRequest
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
@@ -12862,6 +12954,16 @@ func ParseExecuteAgentRunResponse(rsp *http.Response) (*ExecuteAgentRunResponse,
 	}
 
 	switch {
+	case rsp.StatusCode == 202:
+		var headers ExecuteAgentRunResponse202Headers
+		if values := rsp.Header.Values("Preference-Applied"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Preference-Applied", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.PreferenceApplied = &value
+		}
+		response.Headers202 = &headers
 	case rsp.StatusCode == 401:
 		var headers ExecuteAgentRunResponse401Headers
 		if values := rsp.Header.Values("WWW-Authenticate"); len(values) > 0 {

@@ -32,10 +32,11 @@ func (e ActorKind) Valid() bool {
 
 // Defines values for AgentRunStatus.
 const (
-	AgentRunStatusApproved AgentRunStatus = "approved"
-	AgentRunStatusDrafted  AgentRunStatus = "drafted"
-	AgentRunStatusFailed   AgentRunStatus = "failed"
-	AgentRunStatusPrepared AgentRunStatus = "prepared"
+	AgentRunStatusApproved  AgentRunStatus = "approved"
+	AgentRunStatusDrafted   AgentRunStatus = "drafted"
+	AgentRunStatusExecuting AgentRunStatus = "executing"
+	AgentRunStatusFailed    AgentRunStatus = "failed"
+	AgentRunStatusPrepared  AgentRunStatus = "prepared"
 )
 
 // Valid indicates whether the value is a known member of the AgentRunStatus enum.
@@ -44,6 +45,8 @@ func (e AgentRunStatus) Valid() bool {
 	case AgentRunStatusApproved:
 		return true
 	case AgentRunStatusDrafted:
+		return true
+	case AgentRunStatusExecuting:
 		return true
 	case AgentRunStatusFailed:
 		return true
@@ -590,7 +593,11 @@ type AgentRun struct {
 	// EditDistance Normalized Levenshtein distance between draft and final_text; null until approved.
 	EditDistance *float64   `json:"edit_distance"`
 	ExecutedAt   *time.Time `json:"executed_at"`
-	FallbackUsed bool       `json:"fallback_used"`
+
+	// FailureReason Why the run failed (the last model failure; a URL appears as its scheme and host only);
+	// null unless the status is failed.
+	FailureReason *string `json:"failure_reason"`
+	FallbackUsed  bool    `json:"fallback_used"`
 
 	// FinalText The approved text; null until approved.
 	FinalText *string            `json:"final_text"`
@@ -606,7 +613,9 @@ type AgentRun struct {
 	// Sections The prompt sections in assembly order.
 	Sections []PromptSection `json:"sections"`
 
-	// Status prepared -> drafted (executed) -> approved; failed when no model connection answered.
+	// Status prepared -> drafted (executed) -> approved; failed when no model connection answered. An
+	// execute answered at once (Prefer: respond-async) moves the run to executing until its
+	// background job stores the draft (drafted) or gives up (failed).
 	Status AgentRunStatus     `json:"status"`
 	TaskId openapi_types.UUID `json:"task_id"`
 	TeamId openapi_types.UUID `json:"team_id"`
@@ -629,7 +638,9 @@ type AgentRunList struct {
 	Data []AgentRun `json:"data"`
 }
 
-// AgentRunStatus prepared -> drafted (executed) -> approved; failed when no model connection answered.
+// AgentRunStatus prepared -> drafted (executed) -> approved; failed when no model connection answered. An
+// execute answered at once (Prefer: respond-async) moves the run to executing until its
+// background job stores the draft (drafted) or gives up (failed).
 type AgentRunStatus string
 
 // ApiConfig A model connection. The key is never returned, only key_hint.
@@ -1079,7 +1090,8 @@ type RunTraceStep struct {
 	ServerId *openapi_types.UUID `json:"server_id"`
 
 	// Step What happened, e.g. product_identity, persona, tool_discovery, tool_server_skipped,
-	// prompt_assembled, model_call, model_fallback, model_failed.
+	// prompt_assembled, model_call, model_fallback, model_retry (a background job calls
+	// again after a pause), model_failed.
 	Step string `json:"step"`
 }
 
@@ -1448,6 +1460,10 @@ type ExecuteAgentRunParams struct {
 	// time; after that the key starts a new request. A 5xx answer is not kept: its retry runs
 	// again. Without the header every request runs. 1 to 255 printable ASCII characters, else 400.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// Prefer Preferences of the client (RFC 7240). `respond-async` asks for the 202 answer and
+	// background execution described above; any other preference is ignored.
+	Prefer *string `json:"Prefer,omitempty"`
 }
 
 // CallAgentToolParams defines parameters for CallAgentTool.

@@ -74,6 +74,9 @@ type AgentRun struct {
 	ApprovedBy     *uuid.UUID
 	ApprovedAt     *time.Time
 	ClaimedAt      *time.Time
+	JobClaim       *uuid.UUID
+	Attempts       int32
+	FailureReason  *string
 }
 
 type ApiConfig struct {

@@ -32,8 +32,33 @@ func (q *Queries) ClaimAgentRun(ctx context.Context, arg ClaimAgentRunParams) (i
 	return result.RowsAffected(), nil
 }
 
+const claimAgentRunJob = `-- name: ClaimAgentRunJob :one
+UPDATE agent_runs SET job_claim = $1, claimed_at = $2, attempts = attempts + 1
+WHERE id = $3 AND status = 'executing' AND (claimed_at IS NULL OR claimed_at < $4::timestamptz)
+RETURNING attempts
+`
+
+type ClaimAgentRunJobParams struct {
+	JobClaim    *uuid.UUID
+	ClaimedAt   *time.Time
+	ID          uuid.UUID
+	StaleBefore time.Time
+}
+
+func (q *Queries) ClaimAgentRunJob(ctx context.Context, arg ClaimAgentRunJobParams) (int32, error) {
+	row := q.db.QueryRow(ctx, claimAgentRunJob,
+		arg.JobClaim,
+		arg.ClaimedAt,
+		arg.ID,
+		arg.StaleBefore,
+	)
+	var attempts int32
+	err := row.Scan(&attempts)
+	return attempts, err
+}
+
 const getAgentRun = `-- name: GetAgentRun :one
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE id = $1
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at, job_claim, attempts, failure_reason FROM agent_runs WHERE id = $1
 `
 
 func (q *Queries) GetAgentRun(ctx context.Context, id uuid.UUID) (AgentRun, error) {
@@ -61,12 +86,15 @@ func (q *Queries) GetAgentRun(ctx context.Context, id uuid.UUID) (AgentRun, erro
 		&i.ApprovedBy,
 		&i.ApprovedAt,
 		&i.ClaimedAt,
+		&i.JobClaim,
+		&i.Attempts,
+		&i.FailureReason,
 	)
 	return i, err
 }
 
 const getAgentRunForUpdate = `-- name: GetAgentRunForUpdate :one
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE id = $1 FOR UPDATE
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at, job_claim, attempts, failure_reason FROM agent_runs WHERE id = $1 FOR UPDATE
 `
 
 func (q *Queries) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (AgentRun, error) {
@@ -94,6 +122,9 @@ func (q *Queries) GetAgentRunForUpdate(ctx context.Context, id uuid.UUID) (Agent
 		&i.ApprovedBy,
 		&i.ApprovedAt,
 		&i.ClaimedAt,
+		&i.JobClaim,
+		&i.Attempts,
+		&i.FailureReason,
 	)
 	return i, err
 }
@@ -135,7 +166,7 @@ func (q *Queries) InsertAgentRun(ctx context.Context, arg InsertAgentRunParams) 
 }
 
 const listAgentRunsOfTask = `-- name: ListAgentRunsOfTask :many
-SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at FROM agent_runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC
+SELECT id, organization_id, team_id, agent_id, task_id, status, sections, prompt, trace, draft, model, api_config_id, fallback_used, final_text, edit_distance, created_by, created_at, executed_at, approved_by, approved_at, claimed_at, job_claim, attempts, failure_reason FROM agent_runs WHERE task_id = $1 ORDER BY created_at DESC, id DESC
 `
 
 func (q *Queries) ListAgentRunsOfTask(ctx context.Context, taskID uuid.UUID) ([]AgentRun, error) {
@@ -169,6 +200,9 @@ func (q *Queries) ListAgentRunsOfTask(ctx context.Context, taskID uuid.UUID) ([]
 			&i.ApprovedBy,
 			&i.ApprovedAt,
 			&i.ClaimedAt,
+			&i.JobClaim,
+			&i.Attempts,
+			&i.FailureReason,
 		); err != nil {
 			return nil, err
 		}
@@ -192,6 +226,65 @@ type ReleaseAgentRunParams struct {
 func (q *Queries) ReleaseAgentRun(ctx context.Context, arg ReleaseAgentRunParams) error {
 	_, err := q.db.Exec(ctx, releaseAgentRun, arg.ID, arg.ClaimedAt)
 	return err
+}
+
+const releaseAgentRunJob = `-- name: ReleaseAgentRunJob :exec
+UPDATE agent_runs SET job_claim = NULL, claimed_at = NULL WHERE id = $1 AND status = 'executing' AND job_claim = $2
+`
+
+type ReleaseAgentRunJobParams struct {
+	ID       uuid.UUID
+	JobClaim *uuid.UUID
+}
+
+func (q *Queries) ReleaseAgentRunJob(ctx context.Context, arg ReleaseAgentRunJobParams) error {
+	_, err := q.db.Exec(ctx, releaseAgentRunJob, arg.ID, arg.JobClaim)
+	return err
+}
+
+const renewAgentRunJobClaim = `-- name: RenewAgentRunJobClaim :one
+UPDATE agent_runs SET job_claim = $1, claimed_at = $2, attempts = attempts + $3::integer
+WHERE id = $4 AND status = 'executing' AND job_claim = $5
+RETURNING attempts
+`
+
+type RenewAgentRunJobClaimParams struct {
+	NextClaim   *uuid.UUID
+	ClaimedAt   *time.Time
+	AddAttempts int32
+	ID          uuid.UUID
+	JobClaim    *uuid.UUID
+}
+
+func (q *Queries) RenewAgentRunJobClaim(ctx context.Context, arg RenewAgentRunJobClaimParams) (int32, error) {
+	row := q.db.QueryRow(ctx, renewAgentRunJobClaim,
+		arg.NextClaim,
+		arg.ClaimedAt,
+		arg.AddAttempts,
+		arg.ID,
+		arg.JobClaim,
+	)
+	var attempts int32
+	err := row.Scan(&attempts)
+	return attempts, err
+}
+
+const requestAgentRunJob = `-- name: RequestAgentRunJob :execrows
+UPDATE agent_runs SET status = 'executing', claimed_at = NULL, job_claim = NULL, attempts = 0, failure_reason = NULL
+WHERE id = $1 AND status = 'prepared' AND (claimed_at IS NULL OR claimed_at < $2::timestamptz)
+`
+
+type RequestAgentRunJobParams struct {
+	ID          uuid.UUID
+	StaleBefore time.Time
+}
+
+func (q *Queries) RequestAgentRunJob(ctx context.Context, arg RequestAgentRunJobParams) (int64, error) {
+	result, err := q.db.Exec(ctx, requestAgentRunJob, arg.ID, arg.StaleBefore)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
 }
 
 const setAgentRunApproval = `-- name: SetAgentRunApproval :exec
@@ -220,20 +313,21 @@ func (q *Queries) SetAgentRunApproval(ctx context.Context, arg SetAgentRunApprov
 
 const setAgentRunExecution = `-- name: SetAgentRunExecution :execrows
 UPDATE agent_runs SET status = $1, draft = $2, model = $3, api_config_id = $4,
-    fallback_used = $5, trace = $6, executed_at = $7, claimed_at = NULL
-WHERE id = $8 AND status = 'prepared' AND claimed_at = $9::timestamptz
+    fallback_used = $5, trace = $6, executed_at = $7, failure_reason = $8, claimed_at = NULL
+WHERE id = $9 AND status = 'prepared' AND claimed_at = $10::timestamptz
 `
 
 type SetAgentRunExecutionParams struct {
-	Status       string
-	Draft        *string
-	Model        *string
-	ApiConfigID  *uuid.UUID
-	FallbackUsed bool
-	Trace        json.RawMessage
-	ExecutedAt   *time.Time
-	ID           uuid.UUID
-	ClaimedAt    time.Time
+	Status        string
+	Draft         *string
+	Model         *string
+	ApiConfigID   *uuid.UUID
+	FallbackUsed  bool
+	Trace         json.RawMessage
+	ExecutedAt    *time.Time
+	FailureReason *string
+	ID            uuid.UUID
+	ClaimedAt     time.Time
 }
 
 func (q *Queries) SetAgentRunExecution(ctx context.Context, arg SetAgentRunExecutionParams) (int64, error) {
@@ -245,8 +339,48 @@ func (q *Queries) SetAgentRunExecution(ctx context.Context, arg SetAgentRunExecu
 		arg.FallbackUsed,
 		arg.Trace,
 		arg.ExecutedAt,
+		arg.FailureReason,
 		arg.ID,
 		arg.ClaimedAt,
+	)
+	if err != nil {
+		return 0, err
+	}
+	return result.RowsAffected(), nil
+}
+
+const setAgentRunJobOutcome = `-- name: SetAgentRunJobOutcome :execrows
+UPDATE agent_runs SET status = $1, draft = $2, model = $3, api_config_id = $4,
+    fallback_used = $5, trace = $6, executed_at = $7, failure_reason = $8,
+    job_claim = NULL, claimed_at = NULL
+WHERE id = $9 AND status = 'executing' AND job_claim = $10
+`
+
+type SetAgentRunJobOutcomeParams struct {
+	Status        string
+	Draft         *string
+	Model         *string
+	ApiConfigID   *uuid.UUID
+	FallbackUsed  bool
+	Trace         json.RawMessage
+	ExecutedAt    *time.Time
+	FailureReason *string
+	ID            uuid.UUID
+	JobClaim      *uuid.UUID
+}
+
+func (q *Queries) SetAgentRunJobOutcome(ctx context.Context, arg SetAgentRunJobOutcomeParams) (int64, error) {
+	result, err := q.db.Exec(ctx, setAgentRunJobOutcome,
+		arg.Status,
+		arg.Draft,
+		arg.Model,
+		arg.ApiConfigID,
+		arg.FallbackUsed,
+		arg.Trace,
+		arg.ExecutedAt,
+		arg.FailureReason,
+		arg.ID,
+		arg.JobClaim,
 	)
 	if err != nil {
 		return 0, err

@@ -56,6 +56,9 @@ type Limits struct {
 	ToolTest time.Duration
 	// Discovery bounds the tool discovery of one server while a run is prepared.
 	Discovery time.Duration
+	// RunJob bounds the model calls of an execute answered at once (zero fields take the
+	// defaults of DefaultRunJobPolicy).
+	RunJob domain.RunJobPolicy
 }
 
 // New returns an App on d.

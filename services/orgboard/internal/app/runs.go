@@ -183,15 +183,12 @@ func (a *App) ListAgentRuns(ctx context.Context, actor domain.Actor, taskID uuid
 // model once: the others get a Conflict. The model is called outside any transaction. When no
 // connection answers the run becomes failed and the error is an upstream failure (errs.Upstream,
 // a 502); any other failure gives up the claim and leaves the run prepared. No model-driven
-// tool loop is run.
+// tool loop is run. The new state is published with the outcome.
 func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
 	s := a.store
-	run, err := a.run(ctx, s, actor, id, domain.ManageWork)
+	run, err := a.executable(ctx, actor, id)
 	if err != nil {
 		return run, err
-	}
-	if run.Status != domain.RunPrepared {
-		return run, errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", run.Status)
 	}
 	claimedAt := a.now()
 	claimed, err := s.ClaimAgentRun(ctx, run.ID, claimedAt, claimedAt.Add(-a.limits.RunClaim))
@@ -199,7 +196,7 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 		return run, err
 	}
 	if !claimed {
-		return run, errs.E(errs.Conflict, "the run is being executed by another request, or was executed")
+		return run, errRunHeld
 	}
 	// The outcome is recorded, or the claim given up, even when the caller has gone: the model
 	// may have been paid for.
@@ -217,6 +214,53 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 	if err != nil {
 		return run, err
 	}
+	call := a.callModel(ctx, &run, agent)
+	outcome(&run, a.now(), call, "no model connection answered")
+	err = a.store.InTx(keep, func(s domain.Store) error {
+		if err := s.SetAgentRunExecution(keep, run, claimedAt); err != nil {
+			return err
+		}
+		return a.recordOutcome(keep, s, actor, run, false)
+	})
+	if err != nil {
+		return run, err
+	}
+	recorded = true
+	if call.err != nil {
+		return run, upstreamFailed("no model connection answered: "+call.err.Error(), call.err)
+	}
+	return run, nil
+}
+
+// errRunHeld answers an execute of a run another execute holds.
+var errRunHeld = errs.E(errs.Conflict, "the run is being executed by another request, or was executed")
+
+// executable loads a run for an execute (ManageWork): a Conflict unless it is prepared.
+func (a *App) executable(ctx context.Context, actor domain.Actor, id uuid.UUID) (domain.AgentRun, error) {
+	run, err := a.run(ctx, a.store, actor, id, domain.ManageWork)
+	if err != nil {
+		return run, err
+	}
+	if run.Status != domain.RunPrepared {
+		return run, errs.Ef(errs.Conflict, "the run is %s; only a prepared run can be executed", run.Status)
+	}
+	return run, nil
+}
+
+// modelCall is the outcome of calling a run's model connections: the answer and the
+// connection that gave it, or the last failure and whether calling again may succeed (one of
+// the connections failed in a way that can pass).
+type modelCall struct {
+	answer    domain.ModelAnswer
+	used      uuid.UUID
+	err       error
+	retryable bool
+}
+
+// callModel sends the run's prompt to the agent's model connection, then to its fallback when
+// the first fails, recording each call in the run's trace.
+func (a *App) callModel(ctx context.Context, run *domain.AgentRun, agent domain.Agent) modelCall {
+	s := a.store
 	messages := []domain.ChatMessage{{Role: "system", Content: domain.SystemMessage(agent)}, {Role: "user", Content: run.Prompt}}
 	step := func(name string, ok bool, detail string) {
 		run.Trace = append(run.Trace, domain.TraceStep{At: a.now(), Step: name, OK: ok, Detail: traceDetail(detail)})
@@ -241,41 +285,57 @@ func (a *App) ExecuteAgentRun(ctx context.Context, actor domain.Actor, id uuid.U
 
 	used := agent.ApiConfigID
 	res, callErr := attempt(used)
+	retryable := domain.RetryableModelError(callErr)
 	if callErr != nil && agent.FallbackApiConfigID != nil {
 		a.log.WarnContext(ctx, "model connection failed; trying the fallback", "run_id", run.ID, "api_config_id", used, "error", callErr.Error())
 		step("model_fallback", true, "trying the fallback model connection")
 		used = *agent.FallbackApiConfigID
 		run.FallbackUsed = true
 		res, callErr = attempt(used)
+		retryable = retryable || domain.RetryableModelError(callErr)
 	}
-	now := a.now()
-	run.ExecutedAt = &now
 	if callErr != nil {
 		a.log.WarnContext(ctx, "no model connection answered", "run_id", run.ID, "error", callErr.Error())
-		step("model_failed", false, "no model connection answered")
-		run.Status = domain.RunFailed
-	} else {
-		run.Status, run.Draft, run.Model, run.ApiConfigID = domain.RunDrafted, &res.Text, &res.Model, &used
+		return modelCall{used: used, err: callErr, retryable: retryable}
 	}
-	err = a.store.InTx(keep, func(s domain.Store) error {
-		if err := s.SetAgentRunExecution(keep, run, claimedAt); err != nil {
-			return err
-		}
-		return a.audit(keep, s, actor, domain.Record{
-			Action: domain.ActionAgentRunExecuted, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
-			Before: map[string]any{"status": domain.RunPrepared},
-			After: map[string]any{"status": run.Status, "api_config_id": run.ApiConfigID, "model": run.Model,
-				"fallback_used": run.FallbackUsed, "draft_chars": len([]rune(deref(run.Draft)))},
-		})
+	return modelCall{answer: res, used: used}
+}
+
+// outcome sets the run's outcome of executing at now: the draft of the call's answer, or
+// failed when the call failed, with the reason (what happened, then the failure, cut like a
+// trace detail).
+func outcome(run *domain.AgentRun, now time.Time, call modelCall, what string) {
+	run.ExecutedAt = &now
+	if call.err != nil {
+		run.Trace = append(run.Trace, domain.TraceStep{At: now, Step: "model_failed", OK: false, Detail: what})
+		reason := traceDetail(what + ": " + call.err.Error())
+		run.Status, run.FailureReason = domain.RunFailed, &reason
+		return
+	}
+	res, used := call.answer, call.used
+	run.Status, run.Draft, run.Model, run.ApiConfigID, run.FailureReason = domain.RunDrafted, &res.Text, &res.Model, &used, nil
+}
+
+// recordOutcome audits the outcome of executing run and publishes its new state, through s.
+func (a *App) recordOutcome(ctx context.Context, s domain.Store, actor domain.Actor, run domain.AgentRun, async bool) error {
+	after := map[string]any{"status": run.Status, "api_config_id": run.ApiConfigID, "model": run.Model,
+		"fallback_used": run.FallbackUsed, "draft_chars": len([]rune(deref(run.Draft)))}
+	before := domain.RunPrepared
+	if async {
+		before = domain.RunExecuting
+		after["attempts"] = run.Attempts
+	}
+	if run.FailureReason != nil {
+		after["failure_reason"] = *run.FailureReason
+	}
+	err := a.audit(ctx, s, actor, domain.Record{
+		Action: domain.ActionAgentRunExecuted, Scope: run.Scope(), TargetType: domain.TargetAgentRun, TargetID: run.ID,
+		Before: map[string]any{"status": before}, After: after,
 	})
 	if err != nil {
-		return run, err
+		return err
 	}
-	recorded = true
-	if callErr != nil {
-		return run, upstreamFailed("no model connection answered: "+callErr.Error(), callErr)
-	}
-	return run, nil
+	return s.PublishRunStateChanged(ctx, run, *run.ExecutedAt)
 }
 
 // ApproveAgentRun records the approved text of a drafted run and the normalized edit distance

@@ -9,12 +9,14 @@ import (
 	"github.com/google/uuid"
 )
 
-// RunStatus is the state of an agent run: prepared -> drafted -> approved, or failed.
+// RunStatus is the state of an agent run: prepared -> drafted -> approved, or failed; an
+// execute answered at once passes through executing while its job calls the model.
 type RunStatus string
 
 // The run statuses.
 const (
-	RunPrepared RunStatus = "prepared"
+	RunPrepared  RunStatus = "prepared"
+	RunExecuting RunStatus = "executing"
 	RunDrafted  RunStatus = "drafted"
 	RunApproved RunStatus = "approved"
 	RunFailed   RunStatus = "failed"
@@ -65,6 +67,10 @@ type AgentRun struct {
 	ExecutedAt     *time.Time
 	ApprovedBy     *uuid.UUID
 	ApprovedAt     *time.Time
+	// FailureReason says why a failed run failed; nil otherwise.
+	FailureReason *string
+	// Attempts counts the model calls the run's jobs made (each with its fallback).
+	Attempts int
 }
 
 // Scope is the run's team scope (the task's team).
@@ -85,6 +91,7 @@ type RunStore interface {
 	// claimedAt and ends the claim; a Conflict when the claim was lost.
 	SetAgentRunExecution(ctx context.Context, r AgentRun, claimedAt time.Time) error
 	SetAgentRunApproval(ctx context.Context, r AgentRun) error
+	RunJobStore
 }
 
 // dataFrame wraps text that comes from people or servers other than the run's requester (the

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"strings"
 
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
@@ -52,17 +53,44 @@ func (s *Server) ListAgentRuns(ctx context.Context, req orgboardserver.ListAgent
 	return orgboardserver.ListAgentRuns200JSONResponse(out), nil
 }
 
-// ExecuteAgentRun executes a prepared run; 502 when no model connection answers.
+// ExecuteAgentRun executes a prepared run; 502 when no model connection answers. With
+// Prefer: respond-async it answers 202 at once and a background job executes the run.
 func (s *Server) ExecuteAgentRun(ctx context.Context, req orgboardserver.ExecuteAgentRunRequestObject) (orgboardserver.ExecuteAgentRunResponseObject, error) {
 	actor, err := ActorOf(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if req.Params.Prefer != nil && prefers(*req.Params.Prefer, respondAsync) {
+		r, err := s.app.RequestAgentRunExecution(ctx, actor, req.Id)
+		if err != nil {
+			return nil, err
+		}
+		applied := respondAsync
+		return orgboardserver.ExecuteAgentRun202JSONResponse{Body: runOut(r),
+			Headers: orgboardserver.ExecuteAgentRun202ResponseHeaders{PreferenceApplied: &applied}}, nil
 	}
 	r, err := s.app.ExecuteAgentRun(ctx, actor, req.Id)
 	if err != nil {
 		return nil, err
 	}
 	return orgboardserver.ExecuteAgentRun200JSONResponse(runOut(r)), nil
+}
+
+// respondAsync is the RFC 7240 preference for an answer before the work is done.
+const respondAsync = "respond-async"
+
+// prefers reports whether the Prefer header value names the preference: a comma-separated
+// list of preferences, each a token with an optional "=value" and ";"-separated parameters;
+// names are case-insensitive (RFC 7240, section 2).
+func prefers(header, name string) bool {
+	for _, p := range strings.Split(header, ",") {
+		token, _, _ := strings.Cut(p, ";")
+		token, _, _ = strings.Cut(token, "=")
+		if strings.EqualFold(strings.TrimSpace(token), name) {
+			return true
+		}
+	}
+	return false
 }
 
 // ApproveAgentRun approves a drafted run.
@@ -113,6 +141,7 @@ func runOut(r domain.AgentRun) orgboard.AgentRun {
 		Trace: make([]orgboard.RunTraceStep, len(r.Trace)), Draft: r.Draft, Model: r.Model, ApiConfigId: r.ApiConfigID,
 		FallbackUsed: r.FallbackUsed, FinalText: r.FinalText, EditDistance: r.EditDistance, CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt, ExecutedAt: r.ExecutedAt, ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt,
+		FailureReason: r.FailureReason,
 	}
 	for i, s := range r.Sections {
 		out.Sections[i] = orgboard.PromptSection{Heading: orgboard.PromptSectionHeading(s.Heading), Content: s.Content}

@@ -77,7 +77,7 @@ func (s *Store) SetAgentRunExecution(ctx context.Context, r domain.AgentRun, cla
 	}
 	n, err := s.q.SetAgentRunExecution(ctx, orgboarddb.SetAgentRunExecutionParams{
 		ID: r.ID, Status: string(r.Status), Draft: r.Draft, Model: r.Model, ApiConfigID: r.ApiConfigID,
-		FallbackUsed: r.FallbackUsed, Trace: trace, ExecutedAt: r.ExecutedAt, ClaimedAt: claimedAt,
+		FallbackUsed: r.FallbackUsed, Trace: trace, ExecutedAt: r.ExecutedAt, FailureReason: r.FailureReason, ClaimedAt: claimedAt,
 	})
 	if err != nil {
 		return translate(err, "agent run")
@@ -118,6 +118,7 @@ func agentRun(r orgboarddb.AgentRun) (domain.AgentRun, error) {
 		Status: domain.RunStatus(r.Status), Prompt: r.Prompt, Draft: r.Draft, Model: r.Model, ApiConfigID: r.ApiConfigID,
 		FallbackUsed: r.FallbackUsed, FinalText: r.FinalText, EditDistance: r.EditDistance, CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt, ExecutedAt: r.ExecutedAt, ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt,
+		FailureReason: r.FailureReason, Attempts: int(r.Attempts),
 	}
 	if err := json.Unmarshal(r.Sections, &out.Sections); err != nil {
 		return out, fmt.Errorf("agent run %s sections: %w", r.ID, err)

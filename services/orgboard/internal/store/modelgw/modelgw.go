@@ -28,6 +28,15 @@ type message struct {
 type Error struct {
 	Status int // HTTP status; 0 when no response arrived
 	Reason string
+	// broken is set when the call did not get through (no answer in time, a broken
+	// connection), as opposed to a connection that cannot be called at all.
+	broken bool
+}
+
+// Retryable reports whether the same call may succeed later: the server was overloaded or
+// failing (408, 429, 5xx) or the call did not get through.
+func (e *Error) Retryable() bool {
+	return e.broken || e.Status == http.StatusRequestTimeout || e.Status == http.StatusTooManyRequests || e.Status >= 500
 }
 
 func (e *Error) Error() string {
@@ -98,12 +107,12 @@ func (g *Gateway) Complete(ctx context.Context, conn domain.ModelConnection, mes
 	}
 	resp, err := g.client.Do(req)
 	if err != nil {
-		return domain.ModelAnswer{}, &Error{Reason: transportReason(ctx, err, conn.APIKey)}
+		return domain.ModelAnswer{}, &Error{Reason: transportReason(ctx, err, conn.APIKey), broken: true}
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxResponse+1))
 	if err != nil {
-		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: "reading the answer failed"}
+		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: "reading the answer failed", broken: true}
 	}
 	if resp.StatusCode/100 != 2 {
 		return domain.ModelAnswer{}, &Error{Status: resp.StatusCode, Reason: upstreamKind(raw, conn.APIKey)}
