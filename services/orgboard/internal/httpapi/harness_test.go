@@ -99,7 +99,9 @@ func startSuite(tb testing.TB) {
 	suite.bus = bustest.Config(tb)
 	forwarded := suite.bus
 	forwarded.AMQPURL = suite.proxy.URL()
-	b, err := busapi.Start(context.Background(), forwarded, pool, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	// The run jobs are consumed as the binary does (busHandlers): the service's queue, bound to
+	// the run command, with retries and dead letters.
+	b, err := busapi.Start(context.Background(), forwarded, pool, busapi.RunJobs(suite.app.HandleRunJob), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -184,7 +186,7 @@ func newApp(t testing.TB, pool *pgxpool.Pool, log *slog.Logger, policy *egress.P
 		Tools:  mcp.New(transport, "orgboard-test", "0"),
 		URLs:   store.URLs(policy),
 		Limits: app.Limits{ToolCall: 10 * time.Second, ToolTest: 10 * time.Second, Discovery: 10 * time.Second,
-			RunClaim: time.Minute},
+			RunClaim: time.Minute, RunJob: runJobPolicy},
 		Logger:          log,
 		Clock:           time.Now,
 		DefaultTenantID: uuid.MustParse("00000000-0000-0000-0000-000000000001"),
