@@ -17,9 +17,9 @@ type RunStatus string
 const (
 	RunPrepared  RunStatus = "prepared"
 	RunExecuting RunStatus = "executing"
-	RunDrafted  RunStatus = "drafted"
-	RunApproved RunStatus = "approved"
-	RunFailed   RunStatus = "failed"
+	RunDrafted   RunStatus = "drafted"
+	RunApproved  RunStatus = "approved"
+	RunFailed    RunStatus = "failed"
 )
 
 // The prompt section headings, in assembly order.
