@@ -78,15 +78,17 @@ func TestAzureSendsTheKeyInTheApiKeyHeader(t *testing.T) {
 
 func TestFailuresNameTheStatusButNeverTheKeyOrTheUpstreamMessage(t *testing.T) {
 	cases := []struct {
-		name   string
-		status int
-		body   string
+		name      string
+		status    int
+		body      string
+		retryable bool
 	}{
-		{"server error echoing the key", 500, `{"error":{"type":"server_error","message":"bad key ` + secretKey + `"}}`},
-		{"unauthorized", 401, `{"error":{"code":"invalid_api_key","message":"Incorrect API key provided: ` + secretKey + `"}}`},
-		{"not json", 502, `<html>` + secretKey + `</html>`},
-		{"no choices", 200, `{"choices":[]}`},
-		{"garbage", 200, `{{{`},
+		{"server error echoing the key", 500, `{"error":{"type":"server_error","message":"bad key ` + secretKey + `"}}`, true},
+		{"unauthorized", 401, `{"error":{"code":"invalid_api_key","message":"Incorrect API key provided: ` + secretKey + `"}}`, false},
+		{"not json", 502, `<html>` + secretKey + `</html>`, true},
+		{"rate limited", 429, `{"error":{"type":"rate_limit"}}`, true},
+		{"no choices", 200, `{"choices":[]}`, false},
+		{"garbage", 200, `{{{`, false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -98,6 +100,9 @@ func TestFailuresNameTheStatusButNeverTheKeyOrTheUpstreamMessage(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), secretKey) || strings.Contains(err.Error(), "Incorrect") {
 				t.Fatalf("error leaks: %v", err)
+			}
+			if domain.RetryableModelError(err) != c.retryable {
+				t.Fatalf("retryable = %v, want %v", !c.retryable, c.retryable)
 			}
 		})
 	}
@@ -115,8 +120,8 @@ func TestASlowServerFailsAtTheTimeLimit(t *testing.T) {
 	defer close(release)
 	_, err := New(srv.Client(), 50*time.Millisecond).Complete(context.Background(), domain.ModelConnection{Provider: domain.ProviderCustom, Endpoint: srv.URL, Model: "m"}, nil)
 	var me *Error
-	if !errors.As(err, &me) || !strings.Contains(me.Reason, "in time") {
-		t.Fatalf("err = %v", err)
+	if !errors.As(err, &me) || !strings.Contains(me.Reason, "in time") || !domain.RetryableModelError(err) {
+		t.Fatalf("err = %v (retryable %v), want a retryable timeout", err, domain.RetryableModelError(err))
 	}
 }
 

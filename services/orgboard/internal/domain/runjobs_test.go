@@ -1,0 +1,41 @@
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+)
+
+func TestTheBackoffOfARunJobDoublesUpToItsBound(t *testing.T) {
+	p := RunJobPolicy{Backoff: time.Second, MaxBackoff: 5 * time.Second}
+	for attempt, want := range map[int]time.Duration{1: time.Second, 2: 2 * time.Second, 3: 4 * time.Second, 4: 5 * time.Second, 40: 5 * time.Second} {
+		if got := p.Delay(attempt); got != want {
+			t.Errorf("delay after attempt %d = %s, want %s", attempt, got, want)
+		}
+	}
+}
+
+type modelErr struct{ retryable bool }
+
+func (e modelErr) Error() string   { return "model call failed" }
+func (e modelErr) Retryable() bool { return e.retryable }
+
+func TestOnlyModelFailuresThatCanPassAreRetried(t *testing.T) {
+	cases := []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"a retryable failure", modelErr{true}, true},
+		{"a retryable failure, wrapped", fmt.Errorf("primary: %w", modelErr{true}), true},
+		{"a refusal", modelErr{false}, false},
+		{"no failure", nil, false},
+		{"any other error", errors.New("database unavailable"), false},
+	}
+	for _, c := range cases {
+		if got := RetryableModelError(c.err); got != c.want {
+			t.Errorf("%s: retryable = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
