@@ -14,6 +14,7 @@ type Config struct {
 	config.Common
 	config.Sealing
 	idempotency.Env
+	RunJobEnv
 	HTTPAddr          string        `env:"HTTP_ADDR" envDefault:":8082" desc:"address the HTTP server listens on"`
 	DatabaseURL       string        `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/orgboard?sslmode=disable" desc:"PostgreSQL connection URL of the orgboard database" secret:"true"`
 	ModelTimeout      time.Duration `env:"MODEL_TIMEOUT" envDefault:"60s" desc:"time limit of one model call"`

@@ -166,7 +166,7 @@ func buildCore(ctx context.Context, c Config, log *slog.Logger) (core, error) {
 		URLs:   store.URLs(policy),
 		// A run's claim outlives a call to the connection and one to its fallback.
 		Limits: app.Limits{ToolCall: c.ToolCallTimeout, ToolTest: c.ToolTestTimeout, Discovery: c.ToolDiscoveryTime,
-			RunClaim: 2*c.ModelTimeout + time.Minute},
+			RunClaim: 2*c.ModelTimeout + time.Minute, RunJob: c.RunJobPolicy()},
 		Logger:          log,
 		Clock:           time.Now,
 		DefaultTenantID: tenant,
