@@ -308,7 +308,7 @@ func outcome(run *domain.AgentRun, now time.Time, call modelCall, what string) {
 	run.ExecutedAt = &now
 	if call.err != nil {
 		run.Trace = append(run.Trace, domain.TraceStep{At: now, Step: "model_failed", OK: false, Detail: what})
-		reason := traceDetail(what + ": " + call.err.Error())
+		reason := domain.CutFailureReason(traceDetail(what + ": " + call.err.Error()))
 		run.Status, run.FailureReason = domain.RunFailed, &reason
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 )
@@ -30,6 +31,17 @@ func NewRunJobData(run uuid.UUID, actor Actor) RunJobData {
 // Actor is who asked for the execution.
 func (d RunJobData) Actor() Actor {
 	return Actor{Kind: d.ActorKind, UserID: d.UserID, Name: d.ActorName}
+}
+
+// MaxFailureReason bounds a run's failure reason, in characters (the event's bound).
+const MaxFailureReason = 2000
+
+// CutFailureReason cuts reason to MaxFailureReason characters.
+func CutFailureReason(reason string) string {
+	if utf8.RuneCountInString(reason) <= MaxFailureReason {
+		return reason
+	}
+	return string([]rune(reason)[:MaxFailureReason-1]) + "…"
 }
 
 // RunJobPolicy bounds the model calls of a run's job.

@@ -3,8 +3,10 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestTheBackoffOfARunJobDoublesUpToItsBound(t *testing.T) {
@@ -37,5 +39,15 @@ func TestOnlyModelFailuresThatCanPassAreRetried(t *testing.T) {
 		if got := RetryableModelError(c.err); got != c.want {
 			t.Errorf("%s: retryable = %v, want %v", c.name, got, c.want)
 		}
+	}
+}
+
+func TestAFailureReasonIsCutToItsBound(t *testing.T) {
+	long := strings.Repeat("é", MaxFailureReason+10)
+	if got := CutFailureReason(long); utf8.RuneCountInString(got) != MaxFailureReason || !strings.HasSuffix(got, "…") {
+		t.Fatalf("cut to %d characters", utf8.RuneCountInString(got))
+	}
+	if got := CutFailureReason("short"); got != "short" {
+		t.Fatalf("a short reason changed: %q", got)
 	}
 }
