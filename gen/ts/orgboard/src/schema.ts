@@ -993,8 +993,23 @@ export interface paths {
          *     (fallback_used true). The answer is stored as the draft and the status becomes drafted. No
          *     model-driven tool loop is run. 409 unless the run is prepared, and 409 while another execute of
          *     the same run is in progress: the run is claimed before the model is called, so concurrent
-         *     executes call the model once. When no connection answers, the run becomes failed and the
-         *     response is 502. Audited as agent_run.executed.
+         *     executes call the model once. When no connection answers, the run becomes failed (failure_reason
+         *     says why) and the response is 502. Audited as agent_run.executed.
+         *
+         *     Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
+         *     202 at once, with the run in status executing and the header `Preference-Applied:
+         *     respond-async`; the model is called by a durable background job that survives a restart of
+         *     the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
+         *     (status executing, then drafted, or failed with failure_reason) or through the event
+         *     orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
+         *     (synchronous executes publish their outcome too). The job makes at most a configured number
+         *     of model calls (3 by default), each trying the fallback connection as above; it calls again,
+         *     after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
+         *     time, and the run becomes failed after the last call or on any other failure. A model call is
+         *     never repeated for one claim of the run: a job that finds the run held by another job waits
+         *     for it rather than calling the model. The 409 rules above apply to both forms. Other
+         *     preferences in Prefer are ignored, and without respond-async the answer is the synchronous
+         *     200 or 502 as above.
          */
         post: operations["executeAgentRun"];
         delete?: never;
@@ -1768,10 +1783,12 @@ export interface components {
             tested_at: string;
         };
         /**
-         * @description prepared -> drafted (executed) -> approved; failed when no model connection answered.
+         * @description prepared -> drafted (executed) -> approved; failed when no model connection answered. An
+         *     execute answered at once (Prefer: respond-async) moves the run to executing until its
+         *     background job stores the draft (drafted) or gives up (failed).
          * @enum {string}
          */
-        AgentRunStatus: "prepared" | "drafted" | "approved" | "failed";
+        AgentRunStatus: "prepared" | "executing" | "drafted" | "approved" | "failed";
         PromptSection: {
             /** @enum {string} */
             heading: "# Product" | "# Operating guide" | "# Tools (MCP)" | "# Work item";
@@ -1782,7 +1799,8 @@ export interface components {
             at: string;
             /**
              * @description What happened, e.g. product_identity, persona, tool_discovery, tool_server_skipped,
-             *     prompt_assembled, model_call, model_fallback, model_failed.
+             *     prompt_assembled, model_call, model_fallback, model_retry (a background job calls
+             *     again after a pause), model_failed.
              */
             step: string;
             ok: boolean;
@@ -1838,6 +1856,11 @@ export interface components {
             approved_by: string | null;
             /** Format: date-time */
             approved_at: string | null;
+            /**
+             * @description Why the run failed (the last model failure; a URL appears as its scheme and host only);
+             *     null unless the status is failed.
+             */
+            failure_reason: string | null;
         };
         AgentRunCreate: {
             /** Format: uuid */
@@ -3725,6 +3748,12 @@ export interface operations {
                  * @example 5f0c8a0e-3f8b-4d6e-9a51-2d7f8e1c4b90
                  */
                 "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+                /**
+                 * @description Preferences of the client (RFC 7240). `respond-async` asks for the 202 answer and
+                 *     background execution described above; any other preference is ignored.
+                 * @example respond-async
+                 */
+                Prefer?: string;
             };
             path: {
                 /** @description The resource id. */
@@ -3737,6 +3766,20 @@ export interface operations {
             /** @description The run with its draft. */
             200: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRun"];
+                };
+            };
+            /**
+             * @description Accepted (the request preferred respond-async): the run, in status executing, is executed
+             *     by a background job.
+             */
+            202: {
+                headers: {
+                    /** @description The preference applied (RFC 7240), always respond-async. */
+                    "Preference-Applied"?: "respond-async";
                     [name: string]: unknown;
                 };
                 content: {
