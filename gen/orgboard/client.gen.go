@@ -334,12 +334,12 @@ type ClientInterface interface {
 	// says why) and the response is 502. Audited as agent_run.executed.
 	//
 	// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
-	// 202 at once, with the run in status executing and the header `Preference-Applied:
-	// respond-async`; the model is called by a durable background job that survives a restart of
-	// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
-	// (status executing, then drafted, or failed with failure_reason) or through the event
-	// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
-	// (synchronous executes publish their outcome too). The job makes at most a configured number
+	// 202 at once, with the run in execution_status executing (status still prepared) and the
+	// header `Preference-Applied: respond-async`; the model is called by a durable background job
+	// that survives a restart of the service or of the message broker. Follow the run with GET
+	// /api/orgboard/agent-runs/{id} (execution_status executing, then drafted, or failed with
+	// failure_reason) or through the event orgboard.agent_run.state_changed.v1, published on each
+	// change to executing, drafted or failed (synchronous executes publish their outcome too). The job makes at most a configured number
 	// of model calls (3 by default), each trying the fallback connection as above; it calls again,
 	// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
 	// time, and the run becomes failed after the last call or on any other failure. A model call is
@@ -1354,12 +1354,12 @@ func (c *Client) ApproveAgentRun(ctx context.Context, id Id, body ApproveAgentRu
 // says why) and the response is 502. Audited as agent_run.executed.
 //
 // Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
-// 202 at once, with the run in status executing and the header `Preference-Applied:
-// respond-async`; the model is called by a durable background job that survives a restart of
-// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
-// (status executing, then drafted, or failed with failure_reason) or through the event
-// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
-// (synchronous executes publish their outcome too). The job makes at most a configured number
+// 202 at once, with the run in execution_status executing (status still prepared) and the
+// header `Preference-Applied: respond-async`; the model is called by a durable background job
+// that survives a restart of the service or of the message broker. Follow the run with GET
+// /api/orgboard/agent-runs/{id} (execution_status executing, then drafted, or failed with
+// failure_reason) or through the event orgboard.agent_run.state_changed.v1, published on each
+// change to executing, drafted or failed (synchronous executes publish their outcome too). The job makes at most a configured number
 // of model calls (3 by default), each trying the fallback connection as above; it calls again,
 // after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
 // time, and the run becomes failed after the last call or on any other failure. A model call is
@@ -5493,12 +5493,12 @@ type ClientWithResponsesInterface interface {
 	// says why) and the response is 502. Audited as agent_run.executed.
 	//
 	// Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
-	// 202 at once, with the run in status executing and the header `Preference-Applied:
-	// respond-async`; the model is called by a durable background job that survives a restart of
-	// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
-	// (status executing, then drafted, or failed with failure_reason) or through the event
-	// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
-	// (synchronous executes publish their outcome too). The job makes at most a configured number
+	// 202 at once, with the run in execution_status executing (status still prepared) and the
+	// header `Preference-Applied: respond-async`; the model is called by a durable background job
+	// that survives a restart of the service or of the message broker. Follow the run with GET
+	// /api/orgboard/agent-runs/{id} (execution_status executing, then drafted, or failed with
+	// failure_reason) or through the event orgboard.agent_run.state_changed.v1, published on each
+	// change to executing, drafted or failed (synchronous executes publish their outcome too). The job makes at most a configured number
 	// of model calls (3 by default), each trying the fallback connection as above; it calls again,
 	// after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
 	// time, and the run becomes failed after the last call or on any other failure. A model call is
@@ -10880,12 +10880,12 @@ func (c *ClientWithResponses) ApproveAgentRunWithResponse(ctx context.Context, i
 // says why) and the response is 502. Audited as agent_run.executed.
 //
 // Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
-// 202 at once, with the run in status executing and the header `Preference-Applied:
-// respond-async`; the model is called by a durable background job that survives a restart of
-// the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
-// (status executing, then drafted, or failed with failure_reason) or through the event
-// orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
-// (synchronous executes publish their outcome too). The job makes at most a configured number
+// 202 at once, with the run in execution_status executing (status still prepared) and the
+// header `Preference-Applied: respond-async`; the model is called by a durable background job
+// that survives a restart of the service or of the message broker. Follow the run with GET
+// /api/orgboard/agent-runs/{id} (execution_status executing, then drafted, or failed with
+// failure_reason) or through the event orgboard.agent_run.state_changed.v1, published on each
+// change to executing, drafted or failed (synchronous executes publish their outcome too). The job makes at most a configured number
 // of model calls (3 by default), each trying the fallback connection as above; it calls again,
 // after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
 // time, and the run becomes failed after the last call or on any other failure. A model call is

@@ -30,13 +30,36 @@ func (e ActorKind) Valid() bool {
 	}
 }
 
+// Defines values for AgentRunExecutionStatus.
+const (
+	AgentRunExecutionStatusDrafted    AgentRunExecutionStatus = "drafted"
+	AgentRunExecutionStatusExecuting  AgentRunExecutionStatus = "executing"
+	AgentRunExecutionStatusFailed     AgentRunExecutionStatus = "failed"
+	AgentRunExecutionStatusNotStarted AgentRunExecutionStatus = "not_started"
+)
+
+// Valid indicates whether the value is a known member of the AgentRunExecutionStatus enum.
+func (e AgentRunExecutionStatus) Valid() bool {
+	switch e {
+	case AgentRunExecutionStatusDrafted:
+		return true
+	case AgentRunExecutionStatusExecuting:
+		return true
+	case AgentRunExecutionStatusFailed:
+		return true
+	case AgentRunExecutionStatusNotStarted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgentRunStatus.
 const (
-	AgentRunStatusApproved  AgentRunStatus = "approved"
-	AgentRunStatusDrafted   AgentRunStatus = "drafted"
-	AgentRunStatusExecuting AgentRunStatus = "executing"
-	AgentRunStatusFailed    AgentRunStatus = "failed"
-	AgentRunStatusPrepared  AgentRunStatus = "prepared"
+	AgentRunStatusApproved AgentRunStatus = "approved"
+	AgentRunStatusDrafted  AgentRunStatus = "drafted"
+	AgentRunStatusFailed   AgentRunStatus = "failed"
+	AgentRunStatusPrepared AgentRunStatus = "prepared"
 )
 
 // Valid indicates whether the value is a known member of the AgentRunStatus enum.
@@ -45,8 +68,6 @@ func (e AgentRunStatus) Valid() bool {
 	case AgentRunStatusApproved:
 		return true
 	case AgentRunStatusDrafted:
-		return true
-	case AgentRunStatusExecuting:
 		return true
 	case AgentRunStatusFailed:
 		return true
@@ -594,6 +615,11 @@ type AgentRun struct {
 	EditDistance *float64   `json:"edit_distance"`
 	ExecutedAt   *time.Time `json:"executed_at"`
 
+	// ExecutionStatus Where the run's execution stands: not_started (prepared and never executed), executing (a
+	// background job is calling the model; status is still prepared), drafted (the model answered:
+	// status drafted, or approved since), failed (status failed; failure_reason says why).
+	ExecutionStatus AgentRunExecutionStatus `json:"execution_status"`
+
 	// FailureReason Why the run failed (the last model failure; a URL appears as its scheme and host only);
 	// null unless the status is failed.
 	FailureReason *string `json:"failure_reason"`
@@ -613,9 +639,9 @@ type AgentRun struct {
 	// Sections The prompt sections in assembly order.
 	Sections []PromptSection `json:"sections"`
 
-	// Status prepared -> drafted (executed) -> approved; failed when no model connection answered. An
-	// execute answered at once (Prefer: respond-async) moves the run to executing until its
-	// background job stores the draft (drafted) or gives up (failed).
+	// Status prepared -> drafted (executed) -> approved; failed when no model connection answered. While
+	// a background execute (Prefer: respond-async) runs, the status stays prepared and
+	// execution_status is executing.
 	Status AgentRunStatus     `json:"status"`
 	TaskId openapi_types.UUID `json:"task_id"`
 	TeamId openapi_types.UUID `json:"team_id"`
@@ -633,14 +659,19 @@ type AgentRunCreate struct {
 	TaskId  openapi_types.UUID `json:"task_id"`
 }
 
+// AgentRunExecutionStatus Where the run's execution stands: not_started (prepared and never executed), executing (a
+// background job is calling the model; status is still prepared), drafted (the model answered:
+// status drafted, or approved since), failed (status failed; failure_reason says why).
+type AgentRunExecutionStatus string
+
 // AgentRunList defines model for AgentRunList.
 type AgentRunList struct {
 	Data []AgentRun `json:"data"`
 }
 
-// AgentRunStatus prepared -> drafted (executed) -> approved; failed when no model connection answered. An
-// execute answered at once (Prefer: respond-async) moves the run to executing until its
-// background job stores the draft (drafted) or gives up (failed).
+// AgentRunStatus prepared -> drafted (executed) -> approved; failed when no model connection answered. While
+// a background execute (Prefer: respond-async) runs, the status stays prepared and
+// execution_status is executing.
 type AgentRunStatus string
 
 // ApiConfig A model connection. The key is never returned, only key_hint.

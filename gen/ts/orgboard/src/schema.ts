@@ -997,12 +997,12 @@ export interface paths {
          *     says why) and the response is 502. Audited as agent_run.executed.
          *
          *     Asynchronous execution: with the header `Prefer: respond-async` (RFC 7240) the response is
-         *     202 at once, with the run in status executing and the header `Preference-Applied:
-         *     respond-async`; the model is called by a durable background job that survives a restart of
-         *     the service or of the message broker. Follow the run with GET /api/orgboard/agent-runs/{id}
-         *     (status executing, then drafted, or failed with failure_reason) or through the event
-         *     orgboard.agent_run.state_changed.v1, published on each change to executing, drafted or failed
-         *     (synchronous executes publish their outcome too). The job makes at most a configured number
+         *     202 at once, with the run in execution_status executing (status still prepared) and the
+         *     header `Preference-Applied: respond-async`; the model is called by a durable background job
+         *     that survives a restart of the service or of the message broker. Follow the run with GET
+         *     /api/orgboard/agent-runs/{id} (execution_status executing, then drafted, or failed with
+         *     failure_reason) or through the event orgboard.agent_run.state_changed.v1, published on each
+         *     change to executing, drafted or failed (synchronous executes publish their outcome too). The job makes at most a configured number
          *     of model calls (3 by default), each trying the fallback connection as above; it calls again,
          *     after a growing pause, only when a connection answered 408, 429 or 5xx or did not answer in
          *     time, and the run becomes failed after the last call or on any other failure. A model call is
@@ -1783,12 +1783,19 @@ export interface components {
             tested_at: string;
         };
         /**
-         * @description prepared -> drafted (executed) -> approved; failed when no model connection answered. An
-         *     execute answered at once (Prefer: respond-async) moves the run to executing until its
-         *     background job stores the draft (drafted) or gives up (failed).
+         * @description prepared -> drafted (executed) -> approved; failed when no model connection answered. While
+         *     a background execute (Prefer: respond-async) runs, the status stays prepared and
+         *     execution_status is executing.
          * @enum {string}
          */
-        AgentRunStatus: "prepared" | "executing" | "drafted" | "approved" | "failed";
+        AgentRunStatus: "prepared" | "drafted" | "approved" | "failed";
+        /**
+         * @description Where the run's execution stands: not_started (prepared and never executed), executing (a
+         *     background job is calling the model; status is still prepared), drafted (the model answered:
+         *     status drafted, or approved since), failed (status failed; failure_reason says why).
+         * @enum {string}
+         */
+        AgentRunExecutionStatus: "not_started" | "executing" | "drafted" | "failed";
         PromptSection: {
             /** @enum {string} */
             heading: "# Product" | "# Operating guide" | "# Tools (MCP)" | "# Work item";
@@ -1856,6 +1863,7 @@ export interface components {
             approved_by: string | null;
             /** Format: date-time */
             approved_at: string | null;
+            execution_status: components["schemas"]["AgentRunExecutionStatus"];
             /**
              * @description Why the run failed (the last model failure; a URL appears as its scheme and host only);
              *     null unless the status is failed.
@@ -3773,8 +3781,8 @@ export interface operations {
                 };
             };
             /**
-             * @description Accepted (the request preferred respond-async): the run, in status executing, is executed
-             *     by a background job.
+             * @description Accepted (the request preferred respond-async): the run, in execution_status executing,
+             *     is executed by a background job.
              */
             202: {
                 headers: {

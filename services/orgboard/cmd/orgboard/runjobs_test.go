@@ -176,7 +176,7 @@ func TestAnAsyncExecuteInterruptedByAKilledServiceCompletesOnceAfterTheRestart(t
 		if err != nil || g.JSON200 == nil {
 			t.Fatalf("get: %v %s", err, g.Body)
 		}
-		if got = *g.JSON200; got.Status != orgboard.AgentRunStatusExecuting {
+		if got = *g.JSON200; got.ExecutionStatus != orgboard.AgentRunExecutionStatusExecuting {
 			break
 		}
 		if time.Now().After(deadline) {

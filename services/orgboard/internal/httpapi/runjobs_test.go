@@ -86,7 +86,7 @@ func awaitRun(t *testing.T, e *agentsEnv, w *world, id uuid.UUID) orgboard.Agent
 	deadline := time.Now().Add(20 * time.Second)
 	for {
 		got := *must[*orgboard.GetAgentRunResponse](t, 200)(e.client.GetAgentRunWithResponse(e.ctx, id, as(w.memberA))).JSON200
-		if got.Status != orgboard.AgentRunStatusExecuting {
+		if got.ExecutionStatus != orgboard.AgentRunExecutionStatusExecuting {
 			return got
 		}
 		if time.Now().After(deadline) {
@@ -137,7 +137,7 @@ func TestAnAsyncExecuteAnswers202AtOnceAndTheJobStoresTheDraft(t *testing.T) {
 
 	// The model holds its answer until the 202 is in: the execute does not wait for it.
 	accepted := executeAsync(t, e, w, run.Id)
-	if accepted.Status != orgboard.AgentRunStatusExecuting || accepted.Draft != nil {
+	if accepted.ExecutionStatus != orgboard.AgentRunExecutionStatusExecuting || accepted.Status != orgboard.AgentRunStatusPrepared || accepted.Draft != nil {
 		t.Fatalf("accepted run = %+v", accepted)
 	}
 	if got := nextState(t, states, run.Id); got != "executing" {
@@ -150,7 +150,8 @@ func TestAnAsyncExecuteAnswers202AtOnceAndTheJobStoresTheDraft(t *testing.T) {
 	close(hold)
 
 	got := awaitRun(t, e, w, run.Id)
-	if got.Status != orgboard.AgentRunStatusDrafted || got.Draft == nil || *got.Draft != "the async draft" || got.FailureReason != nil {
+	if got.Status != orgboard.AgentRunStatusDrafted || got.ExecutionStatus != orgboard.AgentRunExecutionStatusDrafted ||
+		got.Draft == nil || *got.Draft != "the async draft" || got.FailureReason != nil {
 		t.Fatalf("run = %+v", got)
 	}
 	if got := nextState(t, states, run.Id); got != "drafted" {
@@ -199,7 +200,7 @@ func TestAnAsyncExecuteWhoseCallsAllFailFailsTheRunWithTheReasonAndDeadLettersTh
 
 	executeAsync(t, e, w, run.Id)
 	got := awaitRun(t, e, w, run.Id)
-	if got.Status != orgboard.AgentRunStatusFailed || got.FailureReason == nil ||
+	if got.Status != orgboard.AgentRunStatusFailed || got.ExecutionStatus != orgboard.AgentRunExecutionStatusFailed || got.FailureReason == nil ||
 		!strings.Contains(*got.FailureReason, "in 3 attempts") || !strings.Contains(*got.FailureReason, "status 502") {
 		t.Fatalf("run = %+v", got)
 	}
@@ -243,8 +244,28 @@ func TestOtherPreferencesLeaveTheExecuteSynchronous(t *testing.T) {
 	w, run := preparedRun(t, e, gw.URL)
 	prefer := "return=minimal, wait=10"
 	r := must[*orgboard.ExecuteAgentRunResponse](t, 200)(e.client.ExecuteAgentRunWithResponse(e.ctx, run.Id, &orgboard.ExecuteAgentRunParams{Prefer: &prefer}, as(w.memberA)))
-	if r.JSON200.Status != orgboard.AgentRunStatusDrafted || r.HTTPResponse.Header.Get("Preference-Applied") != "" {
-		t.Fatalf("status %s, Preference-Applied %q", r.JSON200.Status, r.HTTPResponse.Header.Get("Preference-Applied"))
+	if r.JSON200.Status != orgboard.AgentRunStatusDrafted || r.JSON200.ExecutionStatus != orgboard.AgentRunExecutionStatusDrafted ||
+		r.HTTPResponse.Header.Get("Preference-Applied") != "" {
+		t.Fatalf("status %s/%s, Preference-Applied %q", r.JSON200.Status, r.JSON200.ExecutionStatus, r.HTTPResponse.Header.Get("Preference-Applied"))
+	}
+}
+
+func TestASynchronousExecuteThatFailsSaysWhyOnTheRun(t *testing.T) {
+	t.Parallel()
+	e := newAgentsEnv(t)
+	gw := newScriptedGateway(t, nil, http.StatusInternalServerError)
+	w, run := preparedRun(t, e, gw.URL)
+	if got := run.ExecutionStatus; got != orgboard.AgentRunExecutionStatusNotStarted {
+		t.Fatalf("a prepared run's execution_status is %s", got)
+	}
+	must[*orgboard.ExecuteAgentRunResponse](t, 502)(e.client.ExecuteAgentRunWithResponse(e.ctx, run.Id, nil, as(w.memberA)))
+	got := must[*orgboard.GetAgentRunResponse](t, 200)(e.client.GetAgentRunWithResponse(e.ctx, run.Id, as(w.memberA))).JSON200
+	if got.Status != orgboard.AgentRunStatusFailed || got.ExecutionStatus != orgboard.AgentRunExecutionStatusFailed ||
+		got.FailureReason == nil || !strings.Contains(*got.FailureReason, "status 500") {
+		t.Fatalf("run = %+v", got)
+	}
+	if n := gw.calls.Load(); n != 1 {
+		t.Fatalf("a synchronous execute called the model %d times", n)
 	}
 }
 

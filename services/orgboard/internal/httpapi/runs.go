@@ -134,10 +134,24 @@ func (s *Server) CallAgentTool(ctx context.Context, req orgboardserver.CallAgent
 	return orgboardserver.CallAgentTool200JSONResponse(out), nil
 }
 
+// runStatuses maps a run's state to the wire's status and execution_status: a run a
+// background job is executing still reads as prepared.
+var runStatuses = map[domain.RunStatus]struct {
+	status    orgboard.AgentRunStatus
+	execution orgboard.AgentRunExecutionStatus
+}{
+	domain.RunPrepared:  {orgboard.AgentRunStatusPrepared, orgboard.AgentRunExecutionStatusNotStarted},
+	domain.RunExecuting: {orgboard.AgentRunStatusPrepared, orgboard.AgentRunExecutionStatusExecuting},
+	domain.RunDrafted:   {orgboard.AgentRunStatusDrafted, orgboard.AgentRunExecutionStatusDrafted},
+	domain.RunApproved:  {orgboard.AgentRunStatusApproved, orgboard.AgentRunExecutionStatusDrafted},
+	domain.RunFailed:    {orgboard.AgentRunStatusFailed, orgboard.AgentRunExecutionStatusFailed},
+}
+
 func runOut(r domain.AgentRun) orgboard.AgentRun {
+	st := runStatuses[r.Status]
 	out := orgboard.AgentRun{
 		Id: r.ID, OrganizationId: r.OrganizationID, TeamId: r.TeamID, AgentId: r.AgentID, TaskId: r.TaskID,
-		Status: orgboard.AgentRunStatus(r.Status), Sections: make([]orgboard.PromptSection, len(r.Sections)), Prompt: r.Prompt,
+		Status: st.status, ExecutionStatus: st.execution, Sections: make([]orgboard.PromptSection, len(r.Sections)), Prompt: r.Prompt,
 		Trace: make([]orgboard.RunTraceStep, len(r.Trace)), Draft: r.Draft, Model: r.Model, ApiConfigId: r.ApiConfigID,
 		FallbackUsed: r.FallbackUsed, FinalText: r.FinalText, EditDistance: r.EditDistance, CreatedBy: r.CreatedBy,
 		CreatedAt: r.CreatedAt, ExecutedAt: r.ExecutedAt, ApprovedBy: r.ApprovedBy, ApprovedAt: r.ApprovedAt,
