@@ -15,5 +15,7 @@ func busHandlers(a *app.App) bus.Handlers {
 	h := bus.Handlers{}
 	// Bans and tenant suspensions keep the identity service's blocked users out.
 	maps.Copy(h, busapi.IdentityHandlers(a))
+	// The commands the service sends itself: the background executes of agent runs.
+	maps.Copy(h, busapi.RunJobs(a.HandleRunJob))
 	return h
 }

@@ -53,10 +53,10 @@ func (a *App) RequestAgentRunExecution(ctx context.Context, actor domain.Actor, 
 			return errRunHeld
 		}
 		run.Status, run.FailureReason, run.Attempts = domain.RunExecuting, nil, 0
-		if err := s.EnqueueRunJob(ctx, run, domain.NewRunJobData(run.ID, actor)); err != nil {
+		if err := s.EnqueueRunJob(ctx, a.tenantOf(actor), domain.NewRunJobData(run.ID, actor)); err != nil {
 			return err
 		}
-		return s.PublishRunStateChanged(ctx, run, now)
+		return s.PublishRunStateChanged(ctx, a.tenantOf(actor), run, now)
 	})
 	return run, err
 }

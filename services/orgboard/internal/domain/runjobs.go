@@ -21,16 +21,17 @@ type RunJobData struct {
 	ActorKind  ActorKind `json:"actor_kind"`
 	UserID     uuid.UUID `json:"user_id,omitempty"`
 	ActorName  string    `json:"actor_name,omitempty"`
+	TenantID   uuid.UUID `json:"actor_tenant_id,omitempty"`
 }
 
 // NewRunJobData is the command that executes run for actor.
 func NewRunJobData(run uuid.UUID, actor Actor) RunJobData {
-	return RunJobData{AgentRunID: run, ActorKind: actor.Kind, UserID: actor.UserID, ActorName: actor.Name}
+	return RunJobData{AgentRunID: run, ActorKind: actor.Kind, UserID: actor.UserID, ActorName: actor.Name, TenantID: actor.TenantID}
 }
 
-// Actor is who asked for the execution.
+// Actor is who asked for the execution (the actor of its audit entry and events).
 func (d RunJobData) Actor() Actor {
-	return Actor{Kind: d.ActorKind, UserID: d.UserID, Name: d.ActorName}
+	return Actor{Kind: d.ActorKind, UserID: d.UserID, Name: d.ActorName, TenantID: d.TenantID}
 }
 
 // MaxFailureReason bounds a run's failure reason, in characters (the event's bound).
@@ -91,11 +92,12 @@ type RunJobStore interface {
 	// SetAgentRunJobOutcome stores the outcome (drafted or failed) of the run under claim and
 	// ends the claim; a Conflict when claim no longer holds it.
 	SetAgentRunJobOutcome(ctx context.Context, r AgentRun, claim uuid.UUID) error
-	// EnqueueRunJob writes the RunJob command to the outbox (in the transaction of InTx).
-	EnqueueRunJob(ctx context.Context, r AgentRun, job RunJobData) error
-	// PublishRunStateChanged writes the event of the run's new state to the outbox (in the
-	// transaction of InTx).
-	PublishRunStateChanged(ctx context.Context, r AgentRun, at time.Time) error
+	// EnqueueRunJob writes the RunJob command, of tenant, to the outbox (in the transaction of
+	// InTx).
+	EnqueueRunJob(ctx context.Context, tenant uuid.UUID, job RunJobData) error
+	// PublishRunStateChanged writes the event of the run's new state, of tenant, to the outbox
+	// (in the transaction of InTx).
+	PublishRunStateChanged(ctx context.Context, tenant uuid.UUID, r AgentRun, at time.Time) error
 }
 
 // ErrRunJobGaveUp wraps the error of a run job that failed the run: no retry of the

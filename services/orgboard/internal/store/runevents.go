@@ -28,11 +28,11 @@ type runStateChanged struct {
 }
 
 // PublishRunStateChanged writes the run's state change to the outbox.
-func (s *Store) PublishRunStateChanged(ctx context.Context, r domain.AgentRun, at time.Time) error {
+func (s *Store) PublishRunStateChanged(ctx context.Context, tenant uuid.UUID, r domain.AgentRun, at time.Time) error {
 	if s.tx == nil {
 		return fmt.Errorf("the event of run %s is written inside a transaction only", r.ID)
 	}
-	env, err := bus.NewEnvelope(RunStateChanged, r.OrganizationID, runStateChanged{
+	env, err := bus.NewEnvelope(RunStateChanged, tenant, runStateChanged{
 		AgentRunID: r.ID, OrganizationID: r.OrganizationID, TeamID: r.TeamID, AgentID: r.AgentID, TaskID: r.TaskID,
 		Status: string(r.Status), FailureReason: r.FailureReason, FallbackUsed: r.FallbackUsed, Attempts: r.Attempts, ChangedAt: at,
 	})

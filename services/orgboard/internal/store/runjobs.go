@@ -69,11 +69,11 @@ func (s *Store) SetAgentRunJobOutcome(ctx context.Context, r domain.AgentRun, cl
 }
 
 // EnqueueRunJob writes the run's execution command to the outbox.
-func (s *Store) EnqueueRunJob(ctx context.Context, r domain.AgentRun, job domain.RunJobData) error {
+func (s *Store) EnqueueRunJob(ctx context.Context, tenant uuid.UUID, job domain.RunJobData) error {
 	if s.tx == nil {
-		return fmt.Errorf("the command of run %s is written inside a transaction only", r.ID)
+		return fmt.Errorf("the command of run %s is written inside a transaction only", job.AgentRunID)
 	}
-	env, err := bus.NewEnvelope(domain.RunJob, r.OrganizationID, job)
+	env, err := bus.NewEnvelope(domain.RunJob, tenant, job)
 	if err != nil {
 		return err
 	}
