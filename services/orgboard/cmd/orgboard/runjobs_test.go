@@ -55,7 +55,9 @@ func startProcess(t *testing.T, bin string, env []string) *process {
 	t.Cleanup(func() {
 		if cmd.ProcessState == nil {
 			_ = cmd.Process.Kill()
-			<-p.done
+			if err := <-p.done; err != nil {
+				t.Logf("orgboard serve stopped: %v", err)
+			}
 		}
 		if t.Failed() {
 			mu.Lock()
