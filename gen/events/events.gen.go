@@ -55,6 +55,8 @@ const (
 	OrgboardAgentRunExecutedV1 = "orgboard.agent_run.executed.v1"
 	// OrgboardAgentRunPreparedV1 is orgboard.agent_run.prepared.v1: The prompt of an agent run was assembled.
 	OrgboardAgentRunPreparedV1 = "orgboard.agent_run.prepared.v1"
+	// OrgboardAgentRunStateChangedV1 is orgboard.agent_run.state_changed.v1: An agent run became executing, drafted or failed.
+	OrgboardAgentRunStateChangedV1 = "orgboard.agent_run.state_changed.v1"
 	// OrgboardApiConfigCreatedV1 is orgboard.api_config.created.v1: A model connection (bring your own key) was registered.
 	OrgboardApiConfigCreatedV1 = "orgboard.api_config.created.v1"
 	// OrgboardApiConfigDeletedV1 is orgboard.api_config.deleted.v1: A model connection was deleted.
@@ -147,6 +149,7 @@ var registry = map[string]eventInfo{
 	OrgboardAgentRunApprovedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunApprovedV1Payload], decode: decodeAs[OrgboardAgentRunApprovedV1Payload]},
 	OrgboardAgentRunExecutedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunExecutedV1Payload], decode: decodeAs[OrgboardAgentRunExecutedV1Payload]},
 	OrgboardAgentRunPreparedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunPreparedV1Payload], decode: decodeAs[OrgboardAgentRunPreparedV1Payload]},
+	OrgboardAgentRunStateChangedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunStateChangedV1Payload], decode: decodeAs[OrgboardAgentRunStateChangedV1Payload]},
 	OrgboardApiConfigCreatedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigCreatedV1Payload], decode: decodeAs[OrgboardApiConfigCreatedV1Payload]},
 	OrgboardApiConfigDeletedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigDeletedV1Payload], decode: decodeAs[OrgboardApiConfigDeletedV1Payload]},
 	OrgboardDivisionCreatedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardDivisionCreatedV1Payload], decode: decodeAs[OrgboardDivisionCreatedV1Payload]},
@@ -240,6 +243,34 @@ func (v OrgboardActorKind) Valid() bool {
 }
 
 func (OrgboardActorKind) allowed() string { return "user, service, system" }
+
+// OrgboardAgentRunState is an enumeration of the AsyncAPI document.
+//
+// The states a run announces; drafted and failed are final for the execution.
+type OrgboardAgentRunState string
+
+// Values of OrgboardAgentRunState.
+const (
+	OrgboardAgentRunStateExecuting OrgboardAgentRunState = "executing"
+	OrgboardAgentRunStateDrafted   OrgboardAgentRunState = "drafted"
+	OrgboardAgentRunStateFailed    OrgboardAgentRunState = "failed"
+)
+
+// OrgboardAgentRunStateValues lists every value of OrgboardAgentRunState in document order.
+func OrgboardAgentRunStateValues() []OrgboardAgentRunState {
+	return []OrgboardAgentRunState{OrgboardAgentRunStateExecuting, OrgboardAgentRunStateDrafted, OrgboardAgentRunStateFailed}
+}
+
+// Valid reports whether v is one of the values of OrgboardAgentRunState.
+func (v OrgboardAgentRunState) Valid() bool {
+	switch v {
+	case OrgboardAgentRunStateExecuting, OrgboardAgentRunStateDrafted, OrgboardAgentRunStateFailed:
+		return true
+	}
+	return false
+}
+
+func (OrgboardAgentRunState) allowed() string { return "executing, drafted, failed" }
 
 // OrgboardScopeType is an enumeration of the AsyncAPI document.
 //
@@ -3623,6 +3654,134 @@ func (p *OrgboardAgentRunPreparedV1Payload) UnmarshalJSON(b []byte) error {
 	if raw, ok := d.field("after_tool_servers_skipped", false, true); ok {
 		if v, ok := d.int("after_tool_servers_skipped", raw); ok {
 			out.AfterToolServersSkipped = &v
+		}
+	}
+	if err := d.finish(out.Validate()); err != nil {
+		return err
+	}
+	*p = out
+	return nil
+}
+
+// OrgboardAgentRunStateChangedV1Payload is the schema OrgboardAgentRunStateChangedV1Payload of the AsyncAPI document.
+//
+// Payload of orgboard.agent_run.state_changed.v1: the run, where it belongs, and its new
+// state. Every field is always present; failure_reason is null unless the status is failed.
+// The envelope's tenant_id is the run's organization.
+type OrgboardAgentRunStateChangedV1Payload struct {
+	// agent_run_id (required)
+	AgentRunID uuid.UUID `json:"agent_run_id"`
+	// organization_id (required)
+	OrganizationID uuid.UUID `json:"organization_id"`
+	// team_id (required)
+	TeamID uuid.UUID `json:"team_id"`
+	// agent_id (required)
+	AgentID uuid.UUID `json:"agent_id"`
+	// task_id (required): The work item the run drafts for.
+	TaskID uuid.UUID `json:"task_id"`
+	// status (required)
+	Status OrgboardAgentRunState `json:"status"`
+	// failure_reason (required, nullable): Why the run failed (the last model failure, URLs cut to scheme and host); null unless failed.
+	FailureReason *string `json:"failure_reason"`
+	// fallback_used (required): True when the fallback model connection was called.
+	FallbackUsed bool `json:"fallback_used"`
+	// attempts (required, range 0..): Model calls made by background jobs (each with its fallback); 0 for a synchronous execute.
+	Attempts int `json:"attempts"`
+	// changed_at (required): When the run entered the state.
+	ChangedAt time.Time `json:"changed_at"`
+}
+
+// EventType returns OrgboardAgentRunStateChangedV1.
+func (OrgboardAgentRunStateChangedV1Payload) EventType() string {
+	return OrgboardAgentRunStateChangedV1
+}
+
+// Validate reports every required field left unset and every enum, range or length violation.
+func (p OrgboardAgentRunStateChangedV1Payload) Validate() error {
+	var v validator
+	if p.AgentRunID == uuid.Nil {
+		v.add("agent_run_id", "is required")
+	}
+	if p.OrganizationID == uuid.Nil {
+		v.add("organization_id", "is required")
+	}
+	if p.TeamID == uuid.Nil {
+		v.add("team_id", "is required")
+	}
+	if p.AgentID == uuid.Nil {
+		v.add("agent_id", "is required")
+	}
+	if p.TaskID == uuid.Nil {
+		v.add("task_id", "is required")
+	}
+	v.enum("status", p.Status.Valid(), p.Status.allowed())
+	if p.FailureReason != nil {
+		v.maxLength("failure_reason", (*p.FailureReason), 2000)
+	}
+	v.min("attempts", float64(p.Attempts), 0)
+	if p.ChangedAt.IsZero() {
+		v.add("changed_at", "is required")
+	}
+	return v.err()
+}
+
+// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not
+// allowed, a wrong type or format and an enum, range or length violation are refused with the
+// field named. Unknown fields are ignored.
+func (p *OrgboardAgentRunStateChangedV1Payload) UnmarshalJSON(b []byte) error {
+	d, err := newDecoder(b)
+	if err != nil {
+		return err
+	}
+	var out OrgboardAgentRunStateChangedV1Payload
+	if raw, ok := d.field("agent_run_id", true, false); ok {
+		if v, ok := d.uuid("agent_run_id", raw); ok {
+			out.AgentRunID = v
+		}
+	}
+	if raw, ok := d.field("organization_id", true, false); ok {
+		if v, ok := d.uuid("organization_id", raw); ok {
+			out.OrganizationID = v
+		}
+	}
+	if raw, ok := d.field("team_id", true, false); ok {
+		if v, ok := d.uuid("team_id", raw); ok {
+			out.TeamID = v
+		}
+	}
+	if raw, ok := d.field("agent_id", true, false); ok {
+		if v, ok := d.uuid("agent_id", raw); ok {
+			out.AgentID = v
+		}
+	}
+	if raw, ok := d.field("task_id", true, false); ok {
+		if v, ok := d.uuid("task_id", raw); ok {
+			out.TaskID = v
+		}
+	}
+	if raw, ok := d.field("status", true, false); ok {
+		if v, ok := decodeEnum[OrgboardAgentRunState](d, "status", raw); ok {
+			out.Status = v
+		}
+	}
+	if raw, ok := d.field("failure_reason", true, true); ok {
+		if v, ok := d.str("failure_reason", raw); ok {
+			out.FailureReason = &v
+		}
+	}
+	if raw, ok := d.field("fallback_used", true, false); ok {
+		if v, ok := d.bool("fallback_used", raw); ok {
+			out.FallbackUsed = v
+		}
+	}
+	if raw, ok := d.field("attempts", true, false); ok {
+		if v, ok := d.int("attempts", raw); ok {
+			out.Attempts = v
+		}
+	}
+	if raw, ok := d.field("changed_at", true, false); ok {
+		if v, ok := d.time("changed_at", raw); ok {
+			out.ChangedAt = v
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {

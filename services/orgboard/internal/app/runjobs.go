@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
@@ -56,7 +57,7 @@ func (a *App) RequestAgentRunExecution(ctx context.Context, actor domain.Actor, 
 		if err := s.EnqueueRunJob(ctx, a.tenantOf(actor), domain.NewRunJobData(run.ID, actor)); err != nil {
 			return err
 		}
-		return s.PublishRunStateChanged(ctx, a.tenantOf(actor), run, now)
+		return a.publish(ctx, s, actor, runStateChanged(run, now), now)
 	})
 	return run, err
 }
@@ -149,6 +150,21 @@ func (a *App) HandleRunJob(ctx context.Context, job domain.RunJobData) error {
 		}
 		return nil
 	}
+}
+
+// runStateChanged is the orgboard.agent_run.state_changed.v1 event of run, which entered its
+// state (executing, drafted or failed) at at.
+func runStateChanged(run domain.AgentRun, at time.Time) events.OrgboardAgentRunStateChangedV1Payload {
+	state := events.OrgboardAgentRunStateExecuting
+	switch run.Status {
+	case domain.RunDrafted:
+		state = events.OrgboardAgentRunStateDrafted
+	case domain.RunFailed:
+		state = events.OrgboardAgentRunStateFailed
+	}
+	return events.OrgboardAgentRunStateChangedV1Payload{AgentRunID: run.ID, OrganizationID: run.OrganizationID,
+		TeamID: run.TeamID, AgentID: run.AgentID, TaskID: run.TaskID, Status: state, FailureReason: run.FailureReason,
+		FallbackUsed: run.FallbackUsed, Attempts: run.Attempts, ChangedAt: at}
 }
 
 // claimRunJob claims the run of a command. While another job holds it, it waits for that job

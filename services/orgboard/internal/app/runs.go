@@ -335,7 +335,7 @@ func (a *App) recordOutcome(ctx context.Context, s domain.Store, actor domain.Ac
 	if err != nil {
 		return err
 	}
-	return s.PublishRunStateChanged(ctx, a.tenantOf(actor), run, *run.ExecutedAt)
+	return a.publish(ctx, s, actor, runStateChanged(run, *run.ExecutedAt), *run.ExecutedAt)
 }
 
 // ApproveAgentRun records the approved text of a drafted run and the normalized edit distance

@@ -95,9 +95,6 @@ type RunJobStore interface {
 	// EnqueueRunJob writes the RunJob command, of tenant, to the outbox (in the transaction of
 	// InTx).
 	EnqueueRunJob(ctx context.Context, tenant uuid.UUID, job RunJobData) error
-	// PublishRunStateChanged writes the event of the run's new state, of tenant, to the outbox
-	// (in the transaction of InTx).
-	PublishRunStateChanged(ctx context.Context, tenant uuid.UUID, r AgentRun, at time.Time) error
 }
 
 // ErrRunJobGaveUp wraps the error of a run job that failed the run: no retry of the
