@@ -130,7 +130,11 @@ func (a *App) HandleRunJob(ctx context.Context, job domain.RunJobData) error {
 			continue
 		}
 		run.Attempts = min(attempts, p.Attempts)
-		outcome(&run, a.now(), call, fmt.Sprintf("no model connection answered in %d attempts", run.Attempts))
+		what := "no model connection answered"
+		if run.Attempts > 1 {
+			what = fmt.Sprintf("no model connection answered in %d attempts", run.Attempts)
+		}
+		outcome(&run, a.now(), call, what)
 		err := a.store.InTx(keep, func(s domain.Store) error {
 			if err := s.SetAgentRunJobOutcome(keep, run, lease.claim()); err != nil {
 				return err
