@@ -99,13 +99,12 @@ func startSuite(tb testing.TB) {
 	suite.bus = bustest.Config(tb)
 	forwarded := suite.bus
 	forwarded.AMQPURL = suite.proxy.URL()
-	// The run jobs are consumed as the binary does (busHandlers): the service's queue, bound to
-	// the run command, with retries and dead letters.
-	b, err := busapi.Start(context.Background(), forwarded, pool, busapi.RunJobs(suite.app.HandleRunJob), nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := busapi.Start(context.Background(), forwarded, pool, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = b.Stop() })
+	startRunJobs(tb)
 }
 
 // mainTB is the testing.TB of TestMain, where no test runs yet: a failure ends the start with

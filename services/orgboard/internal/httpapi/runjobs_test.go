@@ -1,8 +1,11 @@
 package httpapi_test
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -17,11 +20,45 @@ import (
 	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/bus/bustest"
+	"github.com/videotpl/platform/services/orgboard/internal/busapi"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
 // runJobPolicy is the harness's policy of run jobs: three attempts, pauses of milliseconds.
 var runJobPolicy = domain.RunJobPolicy{Attempts: 3, Backoff: 10 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Lease: 2 * time.Second}
+
+// startRunJobs consumes the run commands of the suite's bus as the binary does (busHandlers):
+// the service's queue bound to the run command, with retries and dead letters. The consumer
+// reaches the broker directly, not through suite.proxy: an outage a test plays is the
+// forwarder's, and the AMQP subscriber's reconnect is not what these tests are about.
+func startRunJobs(tb testing.TB) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	sub, err := bus.NewSubscriber(suite.bus, log, domain.RunJob)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	dlq, err := bus.NewDeadLetterPublisher(suite.bus, log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	router, err := bus.NewRouter(suite.bus, dlq, nil, log)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bus.Consume(router, "orgboard-run-jobs", sub, busapi.RunJobs(suite.app.HandleRunJob))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- router.Run(ctx) }()
+	<-router.Running()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+			tb.Logf("run jobs router: %v", err)
+		}
+		_ = sub.Close()
+		_ = dlq.Close()
+	})
+}
 
 // scriptedGateway is a chat-completions server answering its calls in turn with the given
 // statuses (the last one repeated); hold, when set, is waited for before each answer.
