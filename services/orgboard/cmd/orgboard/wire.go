@@ -21,6 +21,7 @@ import (
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
 	"github.com/videotpl/platform/services/orgboard/internal/busapi"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/store"
 	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
@@ -92,7 +93,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 		return nil, err
 	}
 
-	metrics, err := bus.NewPrometheusMetrics(tel.Registry)
+	metrics, err := bus.NewPrometheusMetrics(tel.Registry, bus.WithEventTypes(domain.RunJob))
 	if err != nil {
 		return nil, err
 	}
