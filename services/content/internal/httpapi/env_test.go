@@ -53,7 +53,7 @@ type server struct {
 	// auth signs the callers' tokens.
 	auth *authtest.Issuer
 	// running is the outbox forwarder and preview-job consumer, once started.
-	running *busapi.Bus
+	running *bus.Service
 	// svcToken and admToken are service tokens without scopes and with content:admin.
 	svcToken, admToken string
 	shared             bool

@@ -20,7 +20,6 @@ import (
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/pkg/telemetry"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
-	"github.com/videotpl/platform/services/orgboard/internal/busapi"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/store"
@@ -97,7 +96,7 @@ func wire(ctx context.Context, c Config, log *slog.Logger) (_ *service, err erro
 	if err != nil {
 		return nil, err
 	}
-	b, err := busapi.Start(ctx, c.BusConfig(serviceName), s.pool, busHandlers(s.app), metrics, log)
+	b, err := bus.Start(ctx, c.BusConfig(serviceName), s.pool, busHandlers(s.app), metrics, log)
 	if err != nil {
 		return nil, err
 	}

@@ -28,7 +28,6 @@ import (
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
-	"github.com/videotpl/platform/services/orgboard/internal/busapi"
 	"github.com/videotpl/platform/services/orgboard/internal/httpapi"
 	"github.com/videotpl/platform/services/orgboard/internal/store"
 	"github.com/videotpl/platform/services/orgboard/internal/store/mcp"
@@ -99,7 +98,7 @@ func startSuite(tb testing.TB) {
 	suite.bus = bustest.Config(tb)
 	forwarded := suite.bus
 	forwarded.AMQPURL = suite.proxy.URL()
-	b, err := busapi.Start(context.Background(), forwarded, pool, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	b, err := bus.Start(context.Background(), forwarded, pool, nil, nil, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		tb.Fatal(err)
 	}
