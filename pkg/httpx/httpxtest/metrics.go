@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -101,4 +102,16 @@ func CheckMetricsDocumented(t testing.TB, readme, body string) {
 			t.Errorf("the README lists %s, which /metrics does not serve", doc)
 		}
 	}
+}
+
+// Sample is the value of one series of a /metrics body, named and labelled as the text format
+// writes it (`name{a="x",b="y"}`), and whether the body has it.
+func Sample(body, series string) (float64, bool) {
+	for line := range strings.SplitSeq(body, "\n") {
+		if rest, ok := strings.CutPrefix(line, series+" "); ok {
+			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
 }

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -93,7 +92,7 @@ func checkMetrics(t *testing.T, body string) {
 		`bus_messages_handled_total{event_type="identity.user.banned.v1"}`: 1,
 		`db_pool_acquires_total`: 1,
 	} {
-		if v, ok := sample(body, series); !ok || v < least {
+		if v, ok := httpxtest.Sample(body, series); !ok || v < least {
 			t.Errorf("%s = %v (served %v), want at least %v", series, v, ok, least)
 		}
 	}
@@ -101,19 +100,8 @@ func checkMetrics(t *testing.T, body string) {
 		`bus_messages_failed_total{event_type="identity.tenant.suspended.v1"}`,
 		`bus_messages_dead_lettered_total{event_type="identity.user.banned.v1"}`,
 	} {
-		if v, ok := sample(body, zero); !ok || v != 0 {
+		if v, ok := httpxtest.Sample(body, zero); !ok || v != 0 {
 			t.Errorf("%s = %v (served %v), want 0", zero, v, ok)
 		}
 	}
-}
-
-// sample is the value of a series (name and labels as the text format writes them).
-func sample(body, series string) (float64, bool) {
-	for line := range strings.SplitSeq(body, "\n") {
-		if rest, ok := strings.CutPrefix(line, series+" "); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			return v, err == nil
-		}
-	}
-	return 0, false
 }

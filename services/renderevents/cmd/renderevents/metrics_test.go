@@ -4,7 +4,6 @@ import (
 	"os"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -35,13 +34,13 @@ func testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists(t *testing.T,
 		`bus_messages_handled_total{event_type="render.job.completed.v1"}`:       1,
 		`db_pool_acquires_total`:                                                 1,
 	} {
-		if v, ok := sample(body, series); !ok || v < least {
+		if v, ok := httpxtest.Sample(body, series); !ok || v < least {
 			t.Errorf("%s = %v (served %v), want at least %v", series, v, ok, least)
 		}
 	}
 	for _, zero := range []string{`sse_connections_open{` + stream + `}`, `webhook_deliveries_total{outcome="given_up"}`,
 		`webhook_dispatch_errors_total{stage="record"}`, `sse_ticks_dropped_total`} {
-		if v, ok := sample(body, zero); !ok || v != 0 {
+		if v, ok := httpxtest.Sample(body, zero); !ok || v != 0 {
 			t.Errorf("%s = %v (served %v), want 0", zero, v, ok)
 		}
 	}
@@ -54,15 +53,4 @@ func testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists(t *testing.T,
 			t.Errorf("event_type=%q is neither an event of the catalogue nor other", m[1])
 		}
 	}
-}
-
-// sample is the value of a series (name and labels as the text format writes them).
-func sample(body, series string) (float64, bool) {
-	for line := range strings.SplitSeq(body, "\n") {
-		if rest, ok := strings.CutPrefix(line, series+" "); ok {
-			v, err := strconv.ParseFloat(strings.TrimSpace(rest), 64)
-			return v, err == nil
-		}
-	}
-	return 0, false
 }
