@@ -115,8 +115,10 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILDINFO := github.com/videotpl/platform/pkg/buildinfo
 LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
 
+# One go build for the three: their shared packages compile once, in parallel, and no core waits
+# for another binary's link.
 build: ## Build the three binaries into bin/ (stamped with git describe)
-	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
+	@mkdir -p bin && go build -ldflags="$(LDFLAGS)" -o bin/ $(foreach s,$(SERVICES),./services/$(s)/cmd/$(s))
 
 # The service images from the one Dockerfile (SERVICE and its API port), stamped like make build.
 IMAGE_PORTS := content:8081 orgboard:8082 renderevents:8083
@@ -158,9 +160,10 @@ test-timings: ## Where the last test run's time went: each package's time and th
 	@cd tools && GOWORK=off go run ./testtimings summary -top $(or $(TOP),25) ../bin/test-results.json
 
 .PHONY: run
-# Only what running needs: the three binaries, and the S3 server scripts/run.sh builds on first
-# use (bin/tools/versitygw); no lint tools, npm packages or browser.
-run: build ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
+# Only what running needs: the three binaries and the S3 server (bin/tools/versitygw), built side
+# by side; no lint tools, npm packages or browser.
+run: ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
+	@$(MAKE) --no-print-directory -j2 build s3-server
 	scripts/run.sh
 
 .PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents
