@@ -160,10 +160,10 @@ test-timings: ## Where the last test run's time went: each package's time and th
 	@cd tools && GOWORK=off go run ./testtimings summary -top $(or $(TOP),25) ../bin/test-results.json
 
 .PHONY: run
-# Only what running needs: the three binaries and the S3 server (bin/tools/versitygw), built side
-# by side; no lint tools, npm packages or browser.
-run: ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
-	@$(MAKE) --no-print-directory -j2 build s3-server
+# Only what running needs: the three binaries, then the S3 server (bin/tools/versitygw), which
+# reuses the packages they share with it from the build cache; no lint tools, npm packages or
+# browser.
+run: build s3-server ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
 	scripts/run.sh
 
 .PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents
