@@ -115,10 +115,8 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILDINFO := github.com/videotpl/platform/pkg/buildinfo
 LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
 
-# One go build for the three: their shared packages compile once, in parallel, and no core waits
-# for another binary's link.
 build: ## Build the three binaries into bin/ (stamped with git describe)
-	@mkdir -p bin && go build -ldflags="$(LDFLAGS)" -o bin/ $(foreach s,$(SERVICES),./services/$(s)/cmd/$(s))
+	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
 
 # The service images from the one Dockerfile (SERVICE and its API port), stamped like make build.
 IMAGE_PORTS := content:8081 orgboard:8082 renderevents:8083
