@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/pkg/httpx/jsonw"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -84,24 +85,6 @@ func TestProjectFullJSONMatchesTheGeneratedTypes(t *testing.T) {
 	}
 }
 
-func TestAppendStringEscapesLikeEncodingJSON(t *testing.T) {
-	for _, s := range []string{"", "plain", "\"\\/", "\x00\x1f\x7f", "<script>&", "\u2028\u2029", "\xff\xfe ok", "é日本🎬"} {
-		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
-			t.Errorf("%q: got %s, want %s", s, got, want)
-		}
-	}
-}
-
-func TestAppendUUIDWritesTheCanonicalForm(t *testing.T) {
-	for range 20 {
-		id := uuid.New()
-		if got := string(appendUUID(nil, id)); got != `"`+id.String()+`"` {
-			t.Errorf("got %s, want %s", got, id)
-		}
-	}
-}
-
 func TestTemplatePageJSONMatchesTheGeneratedTypes(t *testing.T) {
 	cards := []domain.TemplateCard{
 		{ContainerID: uuid.New(), Slug: "a", Name: "Ünïcode <b>", RateAvg: 4.75, RateCount: 12, UseCount: 1 << 40,
@@ -110,28 +93,28 @@ func TestTemplatePageJSONMatchesTheGeneratedTypes(t *testing.T) {
 	}
 	for _, page := range [][]domain.TemplateCard{nil, cards} {
 		meta := domain.PageMeta{Page: 2, PageSize: 20, Total: 41, HasMore: true}
-		w := &jw{}
+		w := &jsonw.Writer{}
 		writeTemplatePage(w, page, meta)
 		ref, err := json.Marshal(content.TemplateCardPage{Data: mapAll(page, cardOut), Meta: metaOut(meta)})
 		if err != nil {
 			t.Fatal(err)
 		}
 		var a, b any
-		if err := json.Unmarshal(w.b, &a); err != nil {
-			t.Fatalf("invalid JSON %s: %v", w.b, err)
+		if err := json.Unmarshal(w.B, &a); err != nil {
+			t.Fatalf("invalid JSON %s: %v", w.B, err)
 		}
 		_ = json.Unmarshal(ref, &b)
 		if !reflect.DeepEqual(a, b) {
-			t.Errorf("got %s\nwant %s", w.b, ref)
+			t.Errorf("got %s\nwant %s", w.B, ref)
 		}
 	}
 }
 
 // appendProjectFull encodes the aggregate into b.
 func appendProjectFull(b []byte, f domain.ProjectFull) []byte {
-	w := &jw{b: b}
+	w := &jsonw.Writer{B: b}
 	writeProjectFull(w, f)
-	return w.b
+	return w.B
 }
 
 func characterControllerOut(c domain.CharacterController) content.CharacterController {

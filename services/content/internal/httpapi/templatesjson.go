@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 
+	"github.com/videotpl/platform/pkg/httpx/jsonw"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -17,58 +18,49 @@ type templatePageJSON struct {
 
 // VisitListTemplatesResponse writes the page.
 func (r templatePageJSON) VisitListTemplatesResponse(w http.ResponseWriter) error {
-	buf := jsonBuffers.Get().(*[]byte)
-	defer jsonBuffers.Put(buf)
-	out := &jw{b: (*buf)[:0]}
-	writeTemplatePage(out, r.cards, r.meta)
-	*buf = out.b[:0]
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Content-Length", strconv.Itoa(len(out.b)))
-	w.WriteHeader(http.StatusOK)
-	_, err := w.Write(out.b)
-	return err
+	return jsonw.Buffered(w, http.StatusOK, func(out *jsonw.Writer) { writeTemplatePage(out, r.cards, r.meta) })
 }
 
-func writeTemplatePage(w *jw, cards []domain.TemplateCard, m domain.PageMeta) {
-	w.open('{')
-	w.key("data", true)
-	w.open('[')
+func writeTemplatePage(w *jsonw.Writer, cards []domain.TemplateCard, m domain.PageMeta) {
+	w.Open('{')
+	w.Key("data", true)
+	w.Open('[')
 	for i, c := range cards {
 		if i > 0 {
-			w.b = append(w.b, ',')
+			w.B = append(w.B, ',')
 		}
-		w.open('{')
-		w.id("container_id", c.ContainerID, true)
-		w.str("slug", c.Slug, false)
-		w.str("name", c.Name, false)
-		w.str("image", c.Image, false)
-		w.str("demo", c.Demo, false)
-		w.str("mini_demo", c.MiniDemo, false)
-		w.bool("is_premium", c.IsPremium)
-		w.bool("is_mockup", c.IsMockup)
-		w.str("primary_mode", c.PrimaryMode, false)
-		w.num("rate_avg", c.RateAvg)
-		w.int("rate_count", c.RateCount, false)
-		w.key("use_count", false)
-		w.b = strconv.AppendInt(w.b, c.UseCount, 10)
-		w.key("available_aspects", false)
-		w.open('[')
+		w.Open('{')
+		w.ID("container_id", c.ContainerID, true)
+		w.Str("slug", c.Slug, false)
+		w.Str("name", c.Name, false)
+		w.Str("image", c.Image, false)
+		w.Str("demo", c.Demo, false)
+		w.Str("mini_demo", c.MiniDemo, false)
+		w.Bool("is_premium", c.IsPremium)
+		w.Bool("is_mockup", c.IsMockup)
+		w.Str("primary_mode", c.PrimaryMode, false)
+		w.Num("rate_avg", c.RateAvg)
+		w.Int("rate_count", c.RateCount, false)
+		w.Key("use_count", false)
+		w.B = strconv.AppendInt(w.B, c.UseCount, 10)
+		w.Key("available_aspects", false)
+		w.Open('[')
 		for k, a := range c.AvailableAspects {
 			if k > 0 {
-				w.b = append(w.b, ',')
+				w.B = append(w.B, ',')
 			}
-			w.b = appendString(w.b, a)
+			w.B = jsonw.AppendString(w.B, a)
 		}
-		w.close(']')
-		w.close('}')
+		w.Close(']')
+		w.Close('}')
 	}
-	w.close(']')
-	w.key("meta", false)
-	w.open('{')
-	w.int("page", m.Page, true)
-	w.int("page_size", m.PageSize, false)
-	w.int("total", m.Total, false)
-	w.bool("has_more", m.HasMore)
-	w.close('}')
-	w.close('}')
+	w.Close(']')
+	w.Key("meta", false)
+	w.Open('{')
+	w.Int("page", m.Page, true)
+	w.Int("page_size", m.PageSize, false)
+	w.Int("total", m.Total, false)
+	w.Bool("has_more", m.HasMore)
+	w.Close('}')
+	w.Close('}')
 }
