@@ -164,9 +164,12 @@ test-timings: ## Where the last test run's time went: each package's time and th
 run: build s3-server ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
 	scripts/run.sh
 
-.PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents
-bench-content bench-content-uploads bench-orgboard bench-renderevents: build ## Benchmarks (figures go to BENCHMARKS.md)
+.PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents bench-webhooks bench-growth
+bench-content bench-content-uploads bench-orgboard bench-renderevents bench-webhooks: build ## Benchmarks, each beside its ceiling (figures go to BENCHMARKS.md)
 	scripts/$@.sh
+
+bench-growth: build ## The read benchmarks at 1x, 10x and 100x their data: the cost of a page against the size of what it pages through
+	scripts/bench-growth.sh
 
 .PHONY: sdk
 sdk: tools ## Build the TypeScript SDK packages under gen/ts
