@@ -23,6 +23,10 @@ $(TOOLS_DIR)/oapi-codegen: tools/go.mod tools/go.sum
 	cd tools && GOWORK=off go build -o ../$@ github.com/oapi-codegen/oapi-codegen/v2/cmd/oapi-codegen
 $(TOOLS_DIR)/%: tools/%/go.mod tools/%/go.sum
 	cd tools/$* && GOWORK=off go build -o ../../$@ $$(awk '/^tool /{print $$2; exit}' go.mod)
+# The S3 server is a local stand-in for development and tests: built like make run's binaries
+# (DEV_GCFLAGS, below), it compiles in about a third less time, and serves the tests as fast.
+$(TOOLS_DIR)/versitygw: tools/versitygw/go.mod tools/versitygw/go.sum
+	cd tools/versitygw && GOWORK=off go build -gcflags='$(DEV_GCFLAGS)' -o ../../$@ $$(awk '/^tool /{print $$2; exit}' go.mod)
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund --loglevel=error
@@ -115,8 +119,16 @@ REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 BUILDINFO := github.com/videotpl/platform/pkg/buildinfo
 LDFLAGS := -X $(BUILDINFO).version=$(VERSION) -X $(BUILDINFO).revision=$(REVISION)
 
+# GCFLAGS passes compiler flags to the three binaries' build (none: optimized, as released).
+GCFLAGS ?=
+# make run's binaries are built without optimizations and inlining, as a debugger wants them:
+# a first build compiles about 30 % less (CPU time measured on the project machine: the three
+# binaries 101 s against 144 s, the S3 server 62 s against 88 s), and a development run does
+# not need the speed. make build, the images and the benchmarks stay optimized.
+DEV_GCFLAGS := all=-N -l
+
 build: ## Build the three binaries into bin/ (stamped with git describe)
-	@for s in $(SERVICES); do go build -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
+	@for s in $(SERVICES); do go build -gcflags='$(GCFLAGS)' -ldflags="$(LDFLAGS)" -o bin/$$s ./services/$$s/cmd/$$s; done
 
 # The service images from the one Dockerfile (SERVICE and its API port), stamped like make build.
 IMAGE_PORTS := content:8081 orgboard:8082 renderevents:8083
@@ -161,7 +173,9 @@ test-timings: ## Where the last test run's time went: each package's time and th
 # Only what running needs: the three binaries, then the S3 server (bin/tools/versitygw), which
 # reuses the packages they share with it from the build cache; no lint tools, npm packages or
 # browser.
-run: build s3-server ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
+run: ## Start the dependencies, an S3 server and the three services with demo data (Ctrl-C stops)
+	@$(MAKE) --no-print-directory build GCFLAGS='$(DEV_GCFLAGS)'
+	@$(MAKE) --no-print-directory s3-server
 	scripts/run.sh
 
 .PHONY: bench-content bench-content-uploads bench-orgboard bench-renderevents bench-webhooks bench-growth
