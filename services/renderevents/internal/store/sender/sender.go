@@ -22,11 +22,15 @@ type Sender struct {
 	client *http.Client
 }
 
-// New returns a sender for policy. The dispatcher bounds each attempt's time.
-func New(policy *egress.Policy) *Sender {
-	client := policy.HTTPClient(0)
-	// A redirect is the receiver's answer (not a 2xx), never a second target to call.
-	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+// New returns a sender for policy that keeps up to conns idle connections per endpoint host:
+// the dispatcher's workers, so that workers all busy with one endpoint reuse their connections
+// instead of dialling (and, over TLS, handshaking) again. The dispatcher bounds each attempt's time.
+func New(policy *egress.Policy, conns int) *Sender {
+	transport := policy.Transport()
+	transport.MaxIdleConnsPerHost = max(transport.MaxIdleConnsPerHost, conns)
+	client := &http.Client{Transport: transport,
+		// A redirect is the receiver's answer (not a 2xx), never a second target to call.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	return &Sender{client: client}
 }
 

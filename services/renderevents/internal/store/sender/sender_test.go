@@ -39,7 +39,7 @@ func TestTheSenderChecksTheAddressItActuallyDials(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			req.URL = tc.url
-			status, err := sender.New(tc.policy).Send(context.Background(), req)
+			status, err := sender.New(tc.policy, 1).Send(context.Background(), req)
 			if tc.ok {
 				if err != nil || status != http.StatusNoContent {
 					t.Fatalf("status %d err %v", status, err)
@@ -63,7 +63,7 @@ func TestRedirectsAreNotFollowed(t *testing.T) {
 	srv := httptest.NewServer(http.RedirectHandler(target.URL, http.StatusTemporaryRedirect))
 	defer srv.Close()
 	dev, _ := egress.ParseAllowList("127.0.0.0/8")
-	status, err := sender.New(dev).Send(context.Background(), domain.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
+	status, err := sender.New(dev, 1).Send(context.Background(), domain.WebhookRequest{URL: srv.URL, Body: []byte(`{}`)})
 	if err != nil || status != http.StatusTemporaryRedirect {
 		t.Fatalf("status %d err %v, want the 307 itself", status, err)
 	}
