@@ -7,6 +7,7 @@ package rendereventsdb
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -14,7 +15,11 @@ import (
 
 const abandonDeliveries = `-- name: AbandonDeliveries :exec
 UPDATE webhook_deliveries SET status = 'failed', last_error = $1, next_attempt_at = NULL, updated_at = $2
-WHERE endpoint_id = $3 AND status IN ('pending', 'retrying')
+WHERE id IN (
+    SELECT w.id FROM webhook_deliveries w
+    WHERE w.endpoint_id = $3 AND w.status IN ('pending', 'retrying')
+    ORDER BY w.id
+    FOR UPDATE)
 `
 
 type AbandonDeliveriesParams struct {
@@ -23,7 +28,8 @@ type AbandonDeliveriesParams struct {
 	EndpointID uuid.UUID
 }
 
-// Pending deliveries of an endpoint that was deleted or disabled are given up.
+// Pending deliveries of an endpoint that was deleted or disabled are given up. The rows are
+// locked in id order, as RecordAttempts locks them, so the two cannot deadlock.
 func (q *Queries) AbandonDeliveries(ctx context.Context, arg AbandonDeliveriesParams) error {
 	_, err := q.db.Exec(ctx, abandonDeliveries, arg.Reason, arg.Now, arg.EndpointID)
 	return err
@@ -34,7 +40,7 @@ UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = $2
 WHERE d.id IN (
     SELECT id FROM webhook_deliveries
     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= $2
-    ORDER BY next_attempt_at
+    ORDER BY next_attempt_at, id
     LIMIT $3
     FOR UPDATE SKIP LOCKED)
 RETURNING d.id, d.endpoint_id, d.tenant_id, d.event_id, d.event_type, d.body, d.status, d.attempts, d.response_code, d.latency_ms, d.last_error, d.next_attempt_at, d.last_attempt_at, d.replay_of, d.created_at, d.updated_at
@@ -46,8 +52,10 @@ type ClaimDueDeliveriesParams struct {
 	MaxRows    int32
 }
 
-// Leases due deliveries to this dispatcher: their next_attempt_at moves past the lease,
-// so another pod skips them while they are in flight and retries them if this one dies.
+// Leases due deliveries to this dispatcher, oldest first (ids are time-ordered, so deliveries
+// due at the same time come in the order their events were consumed): their next_attempt_at
+// moves past the lease, so another pod skips them while they are in flight and retries them
+// if this one dies. RETURNING keeps no order: the store sorts the rows by id.
 func (q *Queries) ClaimDueDeliveries(ctx context.Context, arg ClaimDueDeliveriesParams) ([]WebhookDelivery, error) {
 	rows, err := q.db.Query(ctx, claimDueDeliveries, arg.LeaseUntil, arg.Now, arg.MaxRows)
 	if err != nil {
@@ -148,46 +156,6 @@ func (q *Queries) DeleteEndpoint(ctx context.Context, arg DeleteEndpointParams) 
 		return 0, err
 	}
 	return result.RowsAffected(), nil
-}
-
-const endpointFailed = `-- name: EndpointFailed :one
-UPDATE webhook_endpoints SET
-    consecutive_failures = consecutive_failures + 1,
-    enabled = CASE WHEN consecutive_failures + 1 >= $1::int THEN false ELSE enabled END,
-    disabled_reason = CASE WHEN consecutive_failures + 1 >= $1::int AND enabled
-                           THEN $2::text ELSE disabled_reason END,
-    updated_at = $3
-WHERE id = $4
-RETURNING enabled
-`
-
-type EndpointFailedParams struct {
-	Threshold int32
-	Reason    string
-	Now       time.Time
-	ID        uuid.UUID
-}
-
-// Counts a delivery that exhausted its retries; at the threshold the endpoint is disabled.
-func (q *Queries) EndpointFailed(ctx context.Context, arg EndpointFailedParams) (bool, error) {
-	row := q.db.QueryRow(ctx, endpointFailed,
-		arg.Threshold,
-		arg.Reason,
-		arg.Now,
-		arg.ID,
-	)
-	var enabled bool
-	err := row.Scan(&enabled)
-	return enabled, err
-}
-
-const endpointSucceeded = `-- name: EndpointSucceeded :exec
-UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0
-`
-
-func (q *Queries) EndpointSucceeded(ctx context.Context, id uuid.UUID) error {
-	_, err := q.db.Exec(ctx, endpointSucceeded, id)
-	return err
 }
 
 const getDelivery = `-- name: GetDelivery :one
@@ -605,43 +573,32 @@ func (q *Queries) PurgeDeletedEndpoints(ctx context.Context, before time.Time) (
 	return result.RowsAffected(), nil
 }
 
-const recordAttempt = `-- name: RecordAttempt :exec
-UPDATE webhook_deliveries SET
-    status = $1,
-    attempts = attempts + $2,
-    response_code = $3,
-    latency_ms = $4,
-    last_error = $5,
-    next_attempt_at = $6,
-    last_attempt_at = COALESCE($7, last_attempt_at),
-    updated_at = $8
-WHERE id = $9
+const recordAttempts = `-- name: RecordAttempts :exec
+UPDATE webhook_deliveries d SET
+    status = a.status,
+    attempts = d.attempts + a.attempted,
+    response_code = a.response_code,
+    latency_ms = a.latency_ms,
+    last_error = a.last_error,
+    next_attempt_at = a.next_attempt_at,
+    last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
+    updated_at = a.at
+FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, status text, attempted int, response_code int,
+    latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)
+WHERE d.id = a.id
+  AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id = ANY($1::uuid[]) ORDER BY w.id FOR UPDATE)
 `
 
-type RecordAttemptParams struct {
-	Status        string
-	Attempted     int32
-	ResponseCode  *int32
-	LatencyMs     *int32
-	LastError     *string
-	NextAttemptAt *time.Time
-	LastAttemptAt *time.Time
-	Now           time.Time
-	ID            uuid.UUID
+type RecordAttemptsParams struct {
+	Ids      []uuid.UUID
+	Attempts json.RawMessage
 }
 
-func (q *Queries) RecordAttempt(ctx context.Context, arg RecordAttemptParams) error {
-	_, err := q.db.Exec(ctx, recordAttempt,
-		arg.Status,
-		arg.Attempted,
-		arg.ResponseCode,
-		arg.LatencyMs,
-		arg.LastError,
-		arg.NextAttemptAt,
-		arg.LastAttemptAt,
-		arg.Now,
-		arg.ID,
-	)
+// Records the outcomes of a batch of attempts (a jsonb array of objects named like the
+// columns). The rows are locked in id order, as AbandonDeliveries locks them, so the two
+// cannot deadlock.
+func (q *Queries) RecordAttempts(ctx context.Context, arg RecordAttemptsParams) error {
+	_, err := q.db.Exec(ctx, recordAttempts, arg.Ids, arg.Attempts)
 	return err
 }
 
@@ -718,6 +675,72 @@ func (q *Queries) RotateEndpointSecret(ctx context.Context, arg RotateEndpointSe
 		&i.DeletedAt,
 	)
 	return i, err
+}
+
+const settleEndpoints = `-- name: SettleEndpoints :many
+WITH changes AS (
+    SELECT unnest($4::uuid[]) AS id, unnest($5::boolean[]) AS reset, unnest($6::int[]) AS failures
+)
+UPDATE webhook_endpoints e SET
+    consecutive_failures = CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures,
+    enabled = CASE WHEN CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures >= $1::int
+                   THEN false ELSE e.enabled END,
+    disabled_reason = CASE WHEN CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures >= $1::int
+                           AND e.enabled THEN $2::text ELSE e.disabled_reason END,
+    updated_at = CASE WHEN o.failures > 0 THEN $3 ELSE e.updated_at END
+FROM changes o
+WHERE e.id = o.id
+  AND e.id IN (
+    SELECT w.id FROM webhook_endpoints w JOIN changes c ON c.id = w.id
+    WHERE c.failures > 0 OR (c.reset AND w.consecutive_failures <> 0)
+    ORDER BY w.id
+    FOR UPDATE OF w)
+RETURNING e.id, (o.failures > 0 AND NOT e.enabled)::boolean AS gave_up
+`
+
+type SettleEndpointsParams struct {
+	Threshold int32
+	Reason    string
+	Now       time.Time
+	Ids       []uuid.UUID
+	Resets    []bool
+	Failures  []int32
+}
+
+type SettleEndpointsRow struct {
+	ID     uuid.UUID
+	GaveUp bool
+}
+
+// Applies a batch's outcomes to its endpoints' failure counts: reset (a delivery succeeded),
+// then plus failures (deliveries that used up their retries after the last success); at the
+// threshold the endpoint is disabled. Only endpoints whose count changes are written, locked
+// in id order; gave_up says a failure left the endpoint disabled (its deliveries are given up).
+func (q *Queries) SettleEndpoints(ctx context.Context, arg SettleEndpointsParams) ([]SettleEndpointsRow, error) {
+	rows, err := q.db.Query(ctx, settleEndpoints,
+		arg.Threshold,
+		arg.Reason,
+		arg.Now,
+		arg.Ids,
+		arg.Resets,
+		arg.Failures,
+	)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	items := []SettleEndpointsRow{}
+	for rows.Next() {
+		var i SettleEndpointsRow
+		if err := rows.Scan(&i.ID, &i.GaveUp); err != nil {
+			return nil, err
+		}
+		items = append(items, i)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return items, nil
 }
 
 const updateEndpoint = `-- name: UpdateEndpoint :one

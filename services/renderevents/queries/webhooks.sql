@@ -45,9 +45,14 @@ UPDATE webhook_endpoints SET deleted_at = @now, enabled = false, updated_at = @n
 WHERE id = @id AND deleted_at IS NULL;
 
 -- name: AbandonDeliveries :exec
--- Pending deliveries of an endpoint that was deleted or disabled are given up.
+-- Pending deliveries of an endpoint that was deleted or disabled are given up. The rows are
+-- locked in id order, as RecordAttempts locks them, so the two cannot deadlock.
 UPDATE webhook_deliveries SET status = 'failed', last_error = @reason, next_attempt_at = NULL, updated_at = @now
-WHERE endpoint_id = @endpoint_id AND status IN ('pending', 'retrying');
+WHERE id IN (
+    SELECT w.id FROM webhook_deliveries w
+    WHERE w.endpoint_id = @endpoint_id AND w.status IN ('pending', 'retrying')
+    ORDER BY w.id
+    FOR UPDATE);
 
 -- name: ListDeliverableEndpoints :many
 -- Enabled endpoints of the given tenants, except those of suspended tenants.
@@ -81,13 +86,15 @@ ORDER BY created_at DESC, id DESC
 LIMIT @max_rows;
 
 -- name: ClaimDueDeliveries :many
--- Leases due deliveries to this dispatcher: their next_attempt_at moves past the lease,
--- so another pod skips them while they are in flight and retries them if this one dies.
+-- Leases due deliveries to this dispatcher, oldest first (ids are time-ordered, so deliveries
+-- due at the same time come in the order their events were consumed): their next_attempt_at
+-- moves past the lease, so another pod skips them while they are in flight and retries them
+-- if this one dies. RETURNING keeps no order: the store sorts the rows by id.
 UPDATE webhook_deliveries d SET next_attempt_at = @lease_until, updated_at = @now
 WHERE d.id IN (
     SELECT id FROM webhook_deliveries
     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= @now
-    ORDER BY next_attempt_at
+    ORDER BY next_attempt_at, id
     LIMIT @max_rows
     FOR UPDATE SKIP LOCKED)
 RETURNING d.*;
@@ -98,31 +105,47 @@ FROM webhook_endpoints e
 LEFT JOIN tenants t ON t.tenant_id = e.tenant_id
 WHERE e.id = ANY(@ids::uuid[]);
 
--- name: RecordAttempt :exec
-UPDATE webhook_deliveries SET
-    status = @status,
-    attempts = attempts + @attempted,
-    response_code = @response_code,
-    latency_ms = @latency_ms,
-    last_error = @last_error,
-    next_attempt_at = @next_attempt_at,
-    last_attempt_at = COALESCE(@last_attempt_at, last_attempt_at),
-    updated_at = @now
-WHERE id = @id;
+-- name: RecordAttempts :exec
+-- Records the outcomes of a batch of attempts (a jsonb array of objects named like the
+-- columns). The rows are locked in id order, as AbandonDeliveries locks them, so the two
+-- cannot deadlock.
+UPDATE webhook_deliveries d SET
+    status = a.status,
+    attempts = d.attempts + a.attempted,
+    response_code = a.response_code,
+    latency_ms = a.latency_ms,
+    last_error = a.last_error,
+    next_attempt_at = a.next_attempt_at,
+    last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
+    updated_at = a.at
+FROM jsonb_to_recordset(@attempts::jsonb) AS a(id uuid, status text, attempted int, response_code int,
+    latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)
+WHERE d.id = a.id
+  AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id = ANY(@ids::uuid[]) ORDER BY w.id FOR UPDATE);
 
--- name: EndpointSucceeded :exec
-UPDATE webhook_endpoints SET consecutive_failures = 0 WHERE id = $1 AND consecutive_failures <> 0;
-
--- name: EndpointFailed :one
--- Counts a delivery that exhausted its retries; at the threshold the endpoint is disabled.
-UPDATE webhook_endpoints SET
-    consecutive_failures = consecutive_failures + 1,
-    enabled = CASE WHEN consecutive_failures + 1 >= @threshold::int THEN false ELSE enabled END,
-    disabled_reason = CASE WHEN consecutive_failures + 1 >= @threshold::int AND enabled
-                           THEN @reason::text ELSE disabled_reason END,
-    updated_at = @now
-WHERE id = @id
-RETURNING enabled;
+-- name: SettleEndpoints :many
+-- Applies a batch's outcomes to its endpoints' failure counts: reset (a delivery succeeded),
+-- then plus failures (deliveries that used up their retries after the last success); at the
+-- threshold the endpoint is disabled. Only endpoints whose count changes are written, locked
+-- in id order; gave_up says a failure left the endpoint disabled (its deliveries are given up).
+WITH changes AS (
+    SELECT unnest(@ids::uuid[]) AS id, unnest(@resets::boolean[]) AS reset, unnest(@failures::int[]) AS failures
+)
+UPDATE webhook_endpoints e SET
+    consecutive_failures = CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures,
+    enabled = CASE WHEN CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures >= @threshold::int
+                   THEN false ELSE e.enabled END,
+    disabled_reason = CASE WHEN CASE WHEN o.reset THEN 0 ELSE e.consecutive_failures END + o.failures >= @threshold::int
+                           AND e.enabled THEN @reason::text ELSE e.disabled_reason END,
+    updated_at = CASE WHEN o.failures > 0 THEN @now ELSE e.updated_at END
+FROM changes o
+WHERE e.id = o.id
+  AND e.id IN (
+    SELECT w.id FROM webhook_endpoints w JOIN changes c ON c.id = w.id
+    WHERE c.failures > 0 OR (c.reset AND w.consecutive_failures <> 0)
+    ORDER BY w.id
+    FOR UPDATE OF w)
+RETURNING e.id, (o.failures > 0 AND NOT e.enabled)::boolean AS gave_up;
 
 -- name: PurgeDeletedEndpoints :execrows
 -- Delivery records of endpoints deleted more than the retention ago go, then the endpoints.

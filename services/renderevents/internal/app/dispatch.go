@@ -12,14 +12,17 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
+// attemptTimeout bounds one attempt: a 2xx within it is a success (the contract says 15 s).
+const attemptTimeout = 15 * time.Second
+
 // DispatcherConfig tunes the dispatcher.
 type DispatcherConfig struct {
 	Retry        domain.RetryPolicy
 	DisableAfter int           // failed deliveries in a row that disable an endpoint
 	PollInterval time.Duration // how often an idle dispatcher looks for due deliveries
-	Lease        time.Duration // how long a claimed delivery is hidden from other instances
-	Workers      int           // concurrent attempts
-	Batch        int           // deliveries claimed at once
+	Lease        time.Duration // least time a claimed delivery is hidden from other instances
+	Workers      int           // concurrent attempts, to one endpoint or several
+	Batch        int           // deliveries claimed, and their outcomes recorded, at once
 	Retention    time.Duration // how long deliveries of deleted endpoints are kept
 	Observer     DispatchObserver
 }
@@ -42,7 +45,7 @@ const (
 // Stages at which the dispatcher itself fails, as DispatchObserver.Failed reports them.
 const (
 	StageClaim  = "claim"  // claiming due deliveries or loading their endpoints
-	StageRecord = "record" // recording an attempt (retried after the lease)
+	StageRecord = "record" // recording a batch's attempts (retried after the lease)
 )
 
 // DispatchObserver counts what the dispatcher does.
@@ -109,12 +112,54 @@ func (d *Dispatcher) Nudge() {
 	}
 }
 
-// Run dispatches until ctx ends; attempts in flight finish first.
+// Run dispatches until ctx ends. Three stages overlap, so that neither the database nor the
+// endpoints wait for the other: a claimer leases batches of due deliveries (oldest first)
+// into a queue of one batch, Workers goroutines take them in that order and attempt them,
+// and a recorder stores the outcomes in bulk, as many as have ended since its last
+// transaction. When ctx ends, attempts in flight finish and every outcome is recorded;
+// deliveries still queued are left to their lease.
 func (d *Dispatcher) Run(ctx context.Context) error {
+	// Attempts and records outlive a shutdown signal so that what was sent is recorded.
+	actx := context.WithoutCancel(ctx)
+	queue := make(chan claimedDelivery, d.cfg.Batch)
+	outcomes := make(chan domain.AttemptRecord, d.cfg.Batch)
+	var workers sync.WaitGroup
+	for range d.cfg.Workers {
+		workers.Go(func() {
+			for c := range queue {
+				if ctx.Err() != nil {
+					continue // not started: attempted again once its lease ends
+				}
+				outcomes <- d.attempt(actx, c.delivery, c.target)
+			}
+		})
+	}
+	recorded := make(chan struct{})
+	go func() {
+		defer close(recorded)
+		d.recordAll(actx, outcomes)
+	}()
+	d.claimAll(ctx, queue)
+	close(queue)
+	workers.Wait()
+	close(outcomes)
+	<-recorded
+	return nil
+}
+
+// claimedDelivery is a leased delivery with its endpoint.
+type claimedDelivery struct {
+	delivery domain.Delivery
+	target   domain.DispatchTarget
+}
+
+// claimAll leases due deliveries into queue until ctx ends, waiting for a nudge or the poll
+// interval when none is due; it blocks while queue is full.
+func (d *Dispatcher) claimAll(ctx context.Context, queue chan<- claimedDelivery) {
 	purge := time.NewTicker(time.Hour)
 	defer purge.Stop()
-	for {
-		n, err := d.RunOnce(ctx)
+	for ctx.Err() == nil {
+		n, err := d.claim(ctx, queue)
 		if err != nil && ctx.Err() == nil {
 			d.cfg.Observer.Failed(StageClaim)
 			d.log.WarnContext(ctx, "webhook dispatch failed", "error", err)
@@ -124,7 +169,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return nil
 		case <-d.wake:
 		case <-time.After(d.cfg.PollInterval):
 		case <-purge.C:
@@ -137,10 +181,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 }
 
-// RunOnce claims and handles one batch of due deliveries and returns how many it claimed.
-func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
+// claim leases one batch into queue and returns how many it leased.
+func (d *Dispatcher) claim(ctx context.Context, queue chan<- claimedDelivery) (int, error) {
 	now := d.now().UTC()
-	claimed, err := d.store.ClaimDue(ctx, now, now.Add(d.cfg.Lease), d.cfg.Batch)
+	claimed, err := d.store.ClaimDue(ctx, now, now.Add(d.lease()), d.cfg.Batch)
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
@@ -150,34 +194,60 @@ func (d *Dispatcher) RunOnce(ctx context.Context) (int, error) {
 	}
 	targets, err := d.store.DispatchTargets(ctx, ids)
 	if err != nil {
-		return len(claimed), err
+		return len(claimed), err // attempted again once their lease ends
 	}
-	// Attempts outlive a shutdown signal so their outcome is recorded.
-	actx := context.WithoutCancel(ctx)
-	sem := make(chan struct{}, d.cfg.Workers)
-	var wg sync.WaitGroup
-	for _, del := range claimed {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			rec := d.attempt(actx, del, targets[del.EndpointID])
-			if err := d.store.RecordAttempt(actx, rec); err != nil {
-				d.cfg.Observer.Failed(StageRecord)
-				d.log.ErrorContext(actx, "recording a webhook attempt failed; it is retried after the lease",
-					"delivery_id", del.ID, "error", err)
-				return
-			}
-			d.cfg.Observer.Settled(outcomeOf(rec))
-		}()
+	for _, c := range claimed {
+		queue <- claimedDelivery{delivery: c, target: targets[c.EndpointID]}
 	}
-	wg.Wait()
 	return len(claimed), nil
+}
+
+// lease is how long claimed deliveries are hidden from other claims: at least Lease, and
+// long enough for every worker to time out on each delivery of the queue and of the batch
+// being claimed, so that a slow endpoint does not get a delivery twice.
+func (d *Dispatcher) lease() time.Duration {
+	rounds := (2*d.cfg.Batch + d.cfg.Workers - 1) / d.cfg.Workers
+	return max(d.cfg.Lease, time.Duration(rounds+1)*attemptTimeout)
+}
+
+// recordAll records outcomes until the channel closes: each transaction takes every outcome
+// that ended while the previous one ran, up to a batch.
+func (d *Dispatcher) recordAll(ctx context.Context, outcomes <-chan domain.AttemptRecord) {
+	recs := make([]domain.AttemptRecord, 0, d.cfg.Batch)
+	for rec := range outcomes {
+		recs = append(recs[:0], rec)
+	more:
+		for len(recs) < d.cfg.Batch {
+			select {
+			case rec, ok := <-outcomes:
+				if !ok {
+					break more
+				}
+				recs = append(recs, rec)
+			default:
+				break more
+			}
+		}
+		d.record(ctx, recs)
+	}
+}
+
+// record stores outcomes; if that fails, their deliveries are attempted again after the lease.
+func (d *Dispatcher) record(ctx context.Context, recs []domain.AttemptRecord) {
+	if err := d.store.RecordAttempts(ctx, recs, d.cfg.DisableAfter); err != nil {
+		d.cfg.Observer.Failed(StageRecord)
+		d.log.ErrorContext(ctx, "recording webhook attempts failed; they are attempted again after the lease",
+			"deliveries", len(recs), "error", err)
+		return
+	}
+	for _, rec := range recs {
+		d.cfg.Observer.Settled(outcomeOf(rec))
+	}
 }
 
 func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.DispatchTarget) domain.AttemptRecord {
 	now := d.now().UTC()
-	rec := domain.AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now, DisableAfter: d.cfg.DisableAfter}
+	rec := domain.AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now}
 	giveUp := func(reason string) domain.AttemptRecord {
 		rec.Status, rec.LastError = domain.DeliveryFailed, &reason
 		return rec
@@ -195,7 +265,7 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 		return giveUp("signing failed")
 	}
 	start := time.Now()
-	sctx, cancel := context.WithTimeout(ctx, 15*time.Second)
+	sctx, cancel := context.WithTimeout(ctx, attemptTimeout)
 	status, err := d.sender.Send(sctx, domain.WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
 		Signature: sig, Body: del.Body})
 	cancel()

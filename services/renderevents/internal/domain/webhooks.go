@@ -252,19 +252,22 @@ type AttemptRecord struct {
 	NextAttemptAt *time.Time
 	At            time.Time
 	// Succeeded resets the endpoint's failure count; Exhausted (retries used up) adds one,
-	// and at DisableAfter the endpoint is disabled and its pending deliveries given up.
-	Succeeded    bool
-	Exhausted    bool
-	DisableAfter int
+	// and at the threshold the endpoint is disabled and its pending deliveries given up.
+	Succeeded bool
+	Exhausted bool
 }
 
 // DispatchStore is what the dispatcher needs from the store.
 type DispatchStore interface {
 	// ClaimDue leases up to n due deliveries until leaseUntil (FOR UPDATE SKIP LOCKED, so
-	// several instances share the work).
+	// several instances share the work), the longest due first, in the order their events
+	// were consumed.
 	ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]Delivery, error)
 	DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]DispatchTarget, error)
-	RecordAttempt(ctx context.Context, r AttemptRecord) error
+	// RecordAttempts records the outcomes of a batch, given in the order the attempts ended,
+	// in one transaction; disableAfter is the number of deliveries in a row out of retries
+	// that disables an endpoint.
+	RecordAttempts(ctx context.Context, recs []AttemptRecord, disableAfter int) error
 	// PurgeDeleted removes endpoints deleted before, with their deliveries.
 	PurgeDeleted(ctx context.Context, before time.Time) (int64, error)
 }

@@ -148,9 +148,9 @@ func TestConcurrentExhaustedDeliveriesAndADeleteOfTheirEndpointAllCommitAndGiveE
 			return st.DeleteEndpoint(ctx, ep.ID, time.Now())
 		}
 		one := 1
-		return st.RecordAttempt(ctx, domain.AttemptRecord{DeliveryID: claimed[c].ID, EndpointID: ep.ID,
+		return st.RecordAttempts(ctx, []domain.AttemptRecord{{DeliveryID: claimed[c].ID, EndpointID: ep.ID,
 			Status: domain.DeliveryFailed, Attempted: true, ResponseCode: ptrTo(500), LatencyMS: &one, LastError: &reason,
-			At: time.Now(), Exhausted: true, DisableAfter: 1})
+			At: time.Now(), Exhausted: true}}, 1)
 	})
 	for c, err := range errs {
 		if err != nil {

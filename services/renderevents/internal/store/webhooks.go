@@ -1,8 +1,11 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -174,12 +177,30 @@ func (s *Store) InsertReplay(ctx context.Context, original domain.Delivery, id u
 	return deliveryFromRow(r), nil
 }
 
-// ClaimDue implements domain.DispatchStore.
+// dispatchTx runs fn in a transaction whose commit does not wait for the disk: claims and
+// attempt records are the dispatcher's hot path, and losing one in a crash of the database
+// only sends a delivery again after its lease, which at-least-once delivery allows (receivers
+// deduplicate on webhook-id). The deliveries themselves are written by ingestion, durably.
+func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) error {
+	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
+			return err
+		}
+		return fn(s.q.WithTx(tx))
+	})
+}
+
+// ClaimDue implements domain.DispatchStore: oldest first, by id (ids are time-ordered).
 func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error) {
-	rows, err := s.q.ClaimDueDeliveries(ctx, db.ClaimDueDeliveriesParams{Now: now, LeaseUntil: &leaseUntil, MaxRows: int32(n)})
+	var rows []db.WebhookDelivery
+	err := s.dispatchTx(ctx, func(q *db.Queries) (err error) {
+		rows, err = q.ClaimDueDeliveries(ctx, db.ClaimDueDeliveriesParams{Now: now, LeaseUntil: &leaseUntil, MaxRows: int32(n)})
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
+	slices.SortFunc(rows, func(a, b db.WebhookDelivery) int { return bytes.Compare(a.ID[:], b.ID[:]) })
 	out := make([]domain.Delivery, len(rows))
 	for i, r := range rows {
 		out[i] = deliveryFromRow(r)
@@ -207,42 +228,95 @@ func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map
 	return out, nil
 }
 
-// RecordAttempt implements domain.DispatchStore: the delivery's outcome and the endpoint's
-// failure count in one transaction; at the threshold the endpoint is disabled and its
-// pending deliveries are given up. The endpoint row is locked before any delivery row, as
-// DeleteEndpoint does, so concurrent attempts and deletes of one endpoint cannot deadlock.
-func (s *Store) RecordAttempt(ctx context.Context, r domain.AttemptRecord) error {
-	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		q := s.q.WithTx(tx)
-		abandon := false
-		switch {
-		case r.Succeeded:
-			if err := q.EndpointSucceeded(ctx, r.EndpointID); err != nil {
-				return fmt.Errorf("reset endpoint failures: %w", err)
-			}
-		case r.Exhausted:
-			enabled, err := q.EndpointFailed(ctx, db.EndpointFailedParams{ID: r.EndpointID, Threshold: int32(r.DisableAfter),
-				Reason: fmt.Sprintf("%d deliveries in a row failed after all their retries", r.DisableAfter), Now: r.At})
-			if err != nil {
-				return fmt.Errorf("count endpoint failure: %w", err)
-			}
-			abandon = !enabled
-		}
-		var attempted int32
-		var last *time.Time
+// attemptRow is one element of RecordAttempts' jsonb array.
+type attemptRow struct {
+	ID            uuid.UUID  `json:"id"`
+	Status        string     `json:"status"`
+	Attempted     int        `json:"attempted"`
+	ResponseCode  *int       `json:"response_code"`
+	LatencyMS     *int       `json:"latency_ms"`
+	LastError     *string    `json:"last_error"`
+	NextAttemptAt *time.Time `json:"next_attempt_at"`
+	LastAttemptAt *time.Time `json:"last_attempt_at"`
+	At            time.Time  `json:"at"`
+}
+
+// RecordAttempts implements domain.DispatchStore: the outcomes of a batch and its endpoints'
+// failure counts in one transaction, in three statements whatever the batch's size; an
+// endpoint that reaches disableAfter is disabled and its pending deliveries are given up.
+// Endpoint rows are locked before delivery rows and each kind in id order, as DeleteEndpoint
+// does, so concurrent batches and deletes cannot deadlock.
+func (s *Store) RecordAttempts(ctx context.Context, recs []domain.AttemptRecord, disableAfter int) error {
+	if len(recs) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(recs))
+	rows := make([]attemptRow, len(recs))
+	for i, r := range recs {
+		ids[i] = r.DeliveryID
+		rows[i] = attemptRow{ID: r.DeliveryID, Status: string(r.Status), ResponseCode: r.ResponseCode, LatencyMS: r.LatencyMS,
+			LastError: r.LastError, NextAttemptAt: r.NextAttemptAt, At: r.At}
 		if r.Attempted {
-			attempted, last = 1, &r.At
+			rows[i].Attempted, rows[i].LastAttemptAt = 1, &recs[i].At
 		}
-		if err := q.RecordAttempt(ctx, db.RecordAttemptParams{ID: r.DeliveryID, Status: string(r.Status), Attempted: attempted,
-			ResponseCode: i32(r.ResponseCode), LatencyMs: i32(r.LatencyMS), LastError: r.LastError,
-			NextAttemptAt: r.NextAttemptAt, LastAttemptAt: last, Now: r.At}); err != nil {
-			return fmt.Errorf("record attempt: %w", err)
+	}
+	attempts, err := json.Marshal(rows)
+	if err != nil {
+		return err
+	}
+	settle := settlement(recs)
+	return s.dispatchTx(ctx, func(q *db.Queries) error {
+		var disabled []uuid.UUID
+		if len(settle.Ids) > 0 {
+			settle.Threshold = int32(disableAfter)
+			settle.Reason = fmt.Sprintf("%d deliveries in a row failed after all their retries", disableAfter)
+			settle.Now = recs[len(recs)-1].At
+			changed, err := q.SettleEndpoints(ctx, settle)
+			if err != nil {
+				return fmt.Errorf("count endpoint failures: %w", err)
+			}
+			for _, c := range changed {
+				if c.GaveUp {
+					disabled = append(disabled, c.ID)
+				}
+			}
 		}
-		if abandon {
-			return q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: r.EndpointID, Reason: str("endpoint disabled"), Now: r.At})
+		if err := q.RecordAttempts(ctx, db.RecordAttemptsParams{Attempts: attempts, Ids: ids}); err != nil {
+			return fmt.Errorf("record attempts: %w", err)
+		}
+		for _, id := range disabled {
+			if err := q.AbandonDeliveries(ctx, db.AbandonDeliveriesParams{EndpointID: id, Reason: str("endpoint disabled"),
+				Now: settle.Now}); err != nil {
+				return fmt.Errorf("give up the deliveries of a disabled endpoint: %w", err)
+			}
 		}
 		return nil
 	})
+}
+
+// settlement folds a batch's records, in the order they completed, into each endpoint's
+// change of failure count: a success resets it, a delivery out of retries adds one. Endpoints
+// with neither are left out.
+func settlement(recs []domain.AttemptRecord) db.SettleEndpointsParams {
+	var p db.SettleEndpointsParams
+	at := map[uuid.UUID]int{}
+	for _, r := range recs {
+		if !r.Succeeded && !r.Exhausted {
+			continue
+		}
+		i, ok := at[r.EndpointID]
+		if !ok {
+			i = len(p.Ids)
+			at[r.EndpointID] = i
+			p.Ids, p.Resets, p.Failures = append(p.Ids, r.EndpointID), append(p.Resets, false), append(p.Failures, 0)
+		}
+		if r.Succeeded {
+			p.Resets[i], p.Failures[i] = true, 0
+		} else {
+			p.Failures[i]++
+		}
+	}
+	return p
 }
 
 // PurgeDeleted implements domain.DispatchStore.
