@@ -33,6 +33,7 @@ func main() {
 		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
 		cli.Command{Name: "simulate", Usage: "publish a realistic event stream (--jobs, --tenants, --ticks, --duplicates, --reorder, ...)", Run: simulate},
 		cli.Command{Name: "bench", Usage: "load generator of make bench-renderevents (see scripts/bench-renderevents.sh)", Run: bench},
+		cli.Command{Name: "bench-webhooks", Usage: "load generator of make bench-webhooks (see scripts/bench-webhooks.sh)", Run: benchWebhooks},
 	))
 }
 
