@@ -825,6 +825,12 @@ export interface components {
          *     - A 2xx answer within 15 seconds is success; anything else (or no answer) is retried with
          *       exponential backoff with ±50% jitter: about 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h after the
          *       previous attempt (8 attempts over about a day), then the delivery is `failed`.
+         *     - Delivery is at least once: a delivery may be sent again (after a crash, or as a replay)
+         *       with the same `webhook-id`, so deduplicate on it.
+         *     - Several deliveries to one endpoint may be in flight at once (by default up to 8 per
+         *       service instance), so they may arrive out of order: first attempts start in the order the
+         *       events were consumed, and a retry comes after later events. Order events by the envelope's
+         *       `event_time`.
          *     - An endpoint whose deliveries fail 10 times in a row (each after its retries are exhausted) is
          *       disabled (enabled false, disabled_reason set); PATCH enabled true re-enables it.
          *     - A suspended tenant gets no deliveries. Outbound URLs are checked against the outbound policy
