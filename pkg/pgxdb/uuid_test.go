@@ -1,0 +1,47 @@
+package pgxdb_test
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	"github.com/videotpl/platform/pkg/pgxdb"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
+)
+
+func TestUUIDsRoundTripAsBinaryInParametersArraysNullsAndCopy(t *testing.T) {
+	_, url := pgtest.NewDB(t)
+	ctx := context.Background()
+	pool, err := pgxdb.Open(ctx, url, pgxdb.BinaryUUIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	id, ids := uuid.New(), []uuid.UUID{uuid.New(), uuid.New()}
+	var (
+		gotID   uuid.UUID
+		gotIDs  []uuid.UUID
+		gotNull *uuid.UUID
+		text    string
+	)
+	err = pool.QueryRow(ctx, "SELECT $1::uuid, $2::uuid[], $3::uuid, $1::uuid::text", id, ids, (*uuid.UUID)(nil)).
+		Scan(&gotID, &gotIDs, &gotNull, &text)
+	if err != nil || gotID != id || !slices.Equal(gotIDs, ids) || gotNull != nil || text != id.String() {
+		t.Fatalf("got %v %v %v %q (%v), want %v %v nil %q", gotID, gotIDs, gotNull, text, err, id, ids, id)
+	}
+	if _, err := pool.Exec(ctx, "CREATE TABLE ids (id uuid, maybe uuid)"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pool.CopyFrom(ctx, pgx.Identifier{"ids"}, []string{"id", "maybe"},
+		pgx.CopyFromRows([][]any{{id, &ids[0]}, {ids[1], (*uuid.UUID)(nil)}})); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := pool.QueryRow(ctx, "SELECT count(*) FROM ids WHERE (id = $1 AND maybe = $2) OR (id = $3 AND maybe IS NULL)",
+		id, ids[0], ids[1]).Scan(&n); err != nil || n != 2 {
+		t.Fatalf("copied rows found: %d (%v), want 2", n, err)
+	}
+}
