@@ -116,10 +116,11 @@ func (d *Dispatcher) Nudge() {
 // endpoints wait for the other: a claimer leases batches of due deliveries (oldest first)
 // into a queue of one batch, Workers goroutines take them in that order and attempt them,
 // and a recorder stores the outcomes in bulk, as many as have ended since its last
-// transaction. When ctx ends, attempts in flight finish and every outcome is recorded;
-// deliveries still queued are left to their lease.
+// transaction. When ctx ends, no more is claimed; what was claimed is attempted (with
+// receivers that answer at once, in milliseconds) and every outcome is recorded, so a
+// restart does not leave claimed deliveries waiting for their lease.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	// Attempts and records outlive a shutdown signal so that what was sent is recorded.
+	// Attempts and records outlive a shutdown signal.
 	actx := context.WithoutCancel(ctx)
 	queue := make(chan claimedDelivery, d.cfg.Batch)
 	outcomes := make(chan domain.AttemptRecord, d.cfg.Batch)
@@ -127,9 +128,6 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	for range d.cfg.Workers {
 		workers.Go(func() {
 			for c := range queue {
-				if ctx.Err() != nil {
-					continue // not started: attempted again once its lease ends
-				}
 				outcomes <- d.attempt(actx, c.delivery, c.target)
 			}
 		})
