@@ -70,7 +70,11 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 				delete(isNew, ev.ID) // a duplicate within the batch counts once
 			}
 		}
-		return fn(ctx, &ingestTx{q: s.q.WithTx(tx), tx: tx}, fresh)
+		w := &deferredWrites{tx: tx}
+		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}, fresh); err != nil {
+			return err
+		}
+		return w.Flush(ctx)
 	})
 }
 
@@ -78,13 +82,19 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 	fn func(ctx context.Context, tx domain.IngestTx) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, ev.ID, func(ctx context.Context, tx pgx.Tx) error {
-		return fn(ctx, &ingestTx{q: s.q.WithTx(tx), tx: tx})
+		w := &deferredWrites{tx: tx}
+		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}); err != nil {
+			return err
+		}
+		return w.Flush(ctx)
 	})
 }
 
+// ingestTx is a batch's transaction; its writes are deferred (deferredWrites) and sent
+// together before the next read and at the end.
 type ingestTx struct {
-	q  *db.Queries
-	tx pgx.Tx
+	q *db.Queries
+	w *deferredWrites
 }
 
 func (t *ingestTx) LockJobs(ctx context.Context, refs []domain.JobRef) (map[uuid.UUID]*domain.Job, error) {
@@ -353,7 +363,7 @@ func (t *ingestTx) NotifyJobsChanged(ctx context.Context, ids []uuid.UUID) error
 		for i, id := range ids[:n] {
 			parts[i] = id.String()
 		}
-		if _, err := t.tx.Exec(ctx, "SELECT pg_notify($1, $2)", JobsChannel, strings.Join(parts, ",")); err != nil {
+		if _, err := t.w.Exec(ctx, "SELECT pg_notify($1, $2)", JobsChannel, strings.Join(parts, ",")); err != nil {
 			return fmt.Errorf("notify: %w", err)
 		}
 		ids = ids[n:]

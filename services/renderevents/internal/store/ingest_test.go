@@ -2,10 +2,13 @@ package store_test
 
 import (
 	"context"
+	"encoding/json"
 	"testing"
 
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -75,4 +78,84 @@ func TestABatchIsAppliedOnceEvenWhenDeliveredAgain(t *testing.T) {
 		t.Fatalf("completed jobs %d, usage counts %d", completed, usageCompleted)
 	}
 	t.Logf("jobs=%d timeline=%d inbox=%d completed=%d", jobs, timeline, inbox, completed)
+}
+
+// event encodes p as a message of tenant and reads it back as the consumer does.
+func event(t *testing.T, tenant uuid.UUID, p events.Payload) domain.Event {
+	t.Helper()
+	env, err := events.NewEvent(tenant, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := json.Marshal(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, err := busapi.ParseEvent(body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// A batch's writes go to the database together, before its next read: a read made while
+// applying the batch still sees what the events before it changed.
+func TestATenantSuspendedEarlierInTheSameBatchGetsNoDeliveries(t *testing.T) {
+	ctx := context.Background()
+	st, pool := newStore(t)
+	suspended, active := uuid.New(), uuid.New()
+	for _, tenant := range []uuid.UUID{suspended, active} {
+		if _, err := pool.Exec(ctx, `INSERT INTO webhook_endpoints (id, tenant_id, url, event_types, secret, created_at, updated_at)
+			VALUES ($1, $2, 'https://hooks.example.com/render', '{render.*}', '\x01', now(), now())`, uuid.New(), tenant); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queued := func(tenant uuid.UUID) domain.Event {
+		return event(t, tenant, events.RenderJobQueuedV1Payload{RenderJobID: uuid.New(), SavedProjectID: uuid.New(),
+			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"})
+	}
+	batch := []domain.Event{
+		event(t, suspended, events.IdentityTenantSuspendedV1Payload{TenantID: suspended, Reason: "unpaid invoices"}),
+		queued(suspended),
+		queued(active),
+	}
+	if err := app.NewIngest(st).ApplyBatch(ctx, batch); err != nil {
+		t.Fatalf("apply: %v", err)
+	}
+	var toSuspended, toActive int
+	_ = pool.QueryRow(ctx, "SELECT count(*) FILTER (WHERE tenant_id = $1), count(*) FILTER (WHERE tenant_id = $2) FROM webhook_deliveries",
+		suspended, active).Scan(&toSuspended, &toActive)
+	if toSuspended != 0 || toActive != 1 {
+		t.Fatalf("deliveries: %d to the suspended tenant, %d to the active one; want 0 and 1", toSuspended, toActive)
+	}
+}
+
+// A write refused by the database after being deferred fails the whole batch: nothing of
+// it is kept, not even the writes made before it.
+func TestABatchWhoseDeferredWriteIsRefusedLeavesNothingBehind(t *testing.T) {
+	ctx := context.Background()
+	st, pool := newStore(t)
+	if _, err := pool.Exec(ctx, "ALTER TABLE snapshots ADD CONSTRAINT refuse_new_snapshots CHECK (false) NOT VALID"); err != nil {
+		t.Fatal(err)
+	}
+	tenant := uuid.New()
+	batch := []domain.Event{
+		event(t, tenant, events.RenderJobQueuedV1Payload{RenderJobID: uuid.New(), SavedProjectID: uuid.New(),
+			PriorityQueue: events.PriorityQueueVip, PriceType: events.PriceTypePlan, Region: "eu"}),
+		event(t, tenant, events.RenderSnapshotRequestedV1Payload{SnapshotID: uuid.New(), SavedProjectID: uuid.New(),
+			SceneKey: "intro", FrameNumber: 12}),
+	}
+	if err := app.NewIngest(st).ApplyBatch(ctx, batch); err == nil {
+		t.Fatal("the batch was applied although its snapshot was refused")
+	}
+	var jobs, timeline int
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM render_jobs").Scan(&jobs)
+	_ = pool.QueryRow(ctx, "SELECT count(*) FROM render_job_events").Scan(&timeline)
+	handled, err := bus.HandledCount(ctx, pool, app.Consumer)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if jobs != 0 || timeline != 0 || handled != 0 {
+		t.Fatalf("after the failed batch: %d jobs, %d timeline entries, %d inbox records; want none", jobs, timeline, handled)
+	}
 }
