@@ -151,20 +151,52 @@ func (c *BatchConsumer[E]) session(ctx context.Context, connected func()) error 
 		close(c.ready)
 	}
 	c.log.InfoContext(ctx, "consuming events", "queue", queue, "batch", c.batch.Size, "prefetch", c.cfg.Prefetch)
-	for {
-		batch := c.collect(ctx, deliveries)
-		if len(batch) == 0 {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return errors.New("delivery channel closed")
-		}
+	// The next batch is collected and decoded while this one is applied.
+	rctx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
+	batches := make(chan []decoded[E], 1)
+	go c.read(rctx, deliveries, batches)
+	for batch := range batches {
 		// A batch in hand is finished even when ctx ends, so that it is acknowledged.
 		pctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Minute)
 		acks := c.process(pctx, batch)
 		cancel()
 		if err := settle(ch, batch, acks); err != nil {
 			return err
+		}
+	}
+	if ctx.Err() != nil {
+		return nil
+	}
+	return errors.New("delivery channel closed")
+}
+
+// decoded is a delivery with what Decode made of its body.
+type decoded[E any] struct {
+	amqp.Delivery
+	ev   E
+	skip bool
+	err  error
+}
+
+// read collects batches and decodes them, handing each to out, until ctx ends or the
+// deliveries stop; then it closes out.
+func (c *BatchConsumer[E]) read(ctx context.Context, deliveries <-chan amqp.Delivery, out chan<- []decoded[E]) {
+	defer close(out)
+	for {
+		batch := c.collect(ctx, deliveries)
+		if len(batch) == 0 {
+			return
+		}
+		dec := make([]decoded[E], len(batch))
+		for i, d := range batch {
+			dec[i].Delivery = d
+			dec[i].ev, dec[i].skip, dec[i].err = c.apply.Decode(d.Body)
+		}
+		select {
+		case out <- dec:
+		case <-ctx.Done():
+			return
 		}
 	}
 }
@@ -198,21 +230,20 @@ func (c *BatchConsumer[E]) collect(ctx context.Context, deliveries <-chan amqp.D
 	return batch
 }
 
-// process applies a batch and returns, per delivery, whether it may be acknowledged
+// process applies a decoded batch and returns, per delivery, whether it may be acknowledged
 // (applied, skipped or dead-lettered) or must go back to the queue.
-func (c *BatchConsumer[E]) process(ctx context.Context, batch []amqp.Delivery) []bool {
+func (c *BatchConsumer[E]) process(ctx context.Context, batch []decoded[E]) []bool {
 	acks := make([]bool, len(batch))
 	evs := make([]E, 0, len(batch))
 	idx := make([]int, 0, len(batch))
 	for i, d := range batch {
-		ev, skip, err := c.apply.Decode(d.Body)
 		switch {
-		case err != nil:
-			acks[i] = c.deadLetter(ctx, d, Permanent(err), 1)
-		case skip:
+		case d.err != nil:
+			acks[i] = c.deadLetter(ctx, d.Delivery, Permanent(d.err), 1)
+		case d.skip:
 			acks[i] = true
 		default:
-			evs = append(evs, ev)
+			evs = append(evs, d.ev)
 			idx = append(idx, i)
 		}
 	}
@@ -225,14 +256,14 @@ func (c *BatchConsumer[E]) process(ctx context.Context, batch []amqp.Delivery) [
 	if err == nil {
 		for _, i := range idx {
 			acks[i] = true
-			c.metrics.Handled(deliveryEventType(batch[i]))
+			c.metrics.Handled(deliveryEventType(batch[i].Delivery))
 		}
 		return acks
 	}
 	span.SetStatus(codes.Error, "batch failed; applied one by one")
 	c.log.WarnContext(ctx, "batch failed; applying its events one by one", "events", len(evs), "error", err)
 	for k, i := range idx {
-		ok, down := c.applyOne(ctx, batch[i], evs[k])
+		ok, down := c.applyOne(ctx, batch[i].Delivery, evs[k])
 		acks[i] = ok
 		if down {
 			break // the rest goes back to the queue too
@@ -243,7 +274,7 @@ func (c *BatchConsumer[E]) process(ctx context.Context, batch []amqp.Delivery) [
 
 // startSpan starts one consumer span for the batch, linked to the producer span of each
 // of its messages.
-func (c *BatchConsumer[E]) startSpan(ctx context.Context, batch []amqp.Delivery, idx []int) (context.Context, trace.Span) {
+func (c *BatchConsumer[E]) startSpan(ctx context.Context, batch []decoded[E], idx []int) (context.Context, trace.Span) {
 	links := make([]trace.Link, 0, len(idx))
 	for _, i := range idx {
 		pctx := propagation.TraceContext{}.Extract(ctx, headerCarrier(batch[i].Headers))
@@ -327,7 +358,7 @@ func deliveryEventType(d amqp.Delivery) string {
 
 // settle acknowledges a batch: all at once when every delivery may be acknowledged,
 // otherwise one by one, requeueing the others.
-func settle(ch *amqp.Channel, batch []amqp.Delivery, acks []bool) error {
+func settle[E any](ch *amqp.Channel, batch []decoded[E], acks []bool) error {
 	all := true
 	for _, ok := range acks {
 		all = all && ok

@@ -38,9 +38,9 @@ type ProgressEnvConfig struct {
 // BatchEnvConfig is the environment of a service that applies its events in batches
 // (BatchConsumer).
 type BatchEnvConfig struct {
-	ConsumerBatchSize  int           `env:"CONSUMER_BATCH_SIZE" envDefault:"256" desc:"most events applied in one database transaction"`
+	ConsumerBatchSize  int           `env:"CONSUMER_BATCH_SIZE" envDefault:"1024" desc:"most events applied in one database transaction"`
 	ConsumerBatchWait  time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
-	ConsumerPrefetch   int           `env:"CONSUMER_PREFETCH" envDefault:"1024" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
+	ConsumerPrefetch   int           `env:"CONSUMER_PREFETCH" envDefault:"4096" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
 	ConsumerReadyGrace time.Duration `env:"CONSUMER_READY_GRACE" envDefault:"2m" desc:"how long the service stays ready (/readyz) after its events consumer lost the broker; a longer outage makes it not ready until the consumer is back (bus_connected shows the loss at once); negative: the broker never affects readiness"`
 }
 

@@ -44,7 +44,7 @@ func TestTheBusIsConfiguredFromTheEnvironmentWithOneNamePerKnob(t *testing.T) {
 		if cfg.ServiceQueue() != "renderevents.events" || cfg.DeadLetterQueue() != "renderevents.dead-letter" {
 			t.Errorf("queues %s and %s", cfg.ServiceQueue(), cfg.DeadLetterQueue())
 		}
-		if b := c.BatchConfig(); b.Size != 256 || b.Wait != 20*time.Millisecond || c.ConsumerPrefetch != 1024 || c.ConsumerReadyGrace != 2*time.Minute {
+		if b := c.BatchConfig(); b.Size != 1024 || b.Wait != 20*time.Millisecond || c.ConsumerPrefetch != 4096 || c.ConsumerReadyGrace != 2*time.Minute {
 			t.Errorf("batches %+v, prefetch %d", b, c.ConsumerPrefetch)
 		}
 	})
