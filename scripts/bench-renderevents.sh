@@ -19,6 +19,7 @@ BIN=bin/renderevents
 EVENTS=${BENCH_EVENTS:-100000}
 SUBSCRIBERS=${BENCH_SUBSCRIBERS:-1000}
 PHASES=${BENCH_PHASES:-ceiling,drain,relay}
+TICK_INTERVAL=${BENCH_TICK_INTERVAL:-100ms}
 DB=renderevents_bench
 SUFFIX=bench-$$
 PORT=$(free_port 18083)
@@ -54,7 +55,7 @@ trap cleanup EXIT
 
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load generator: ${EVENTS} events, ${SUBSCRIBERS} SSE subscribers (load average ${LOAD_BEFORE})"
-"$BIN" bench --phases "$PHASES" --events "$EVENTS" --subscribers "$SUBSCRIBERS" --api "http://127.0.0.1:${PORT}" \
+"$BIN" bench --phases "$PHASES" --events "$EVENTS" --subscribers "$SUBSCRIBERS" --tick-interval "$TICK_INTERVAL" --api "http://127.0.0.1:${PORT}" \
   --serve-log "$WORK/serve.log" --serve-pidfile "$WORK/serve.pid" | tee "$WORK/bench.out" ||
   { tail -20 "$WORK/serve.log" >&2; die "the benchmark failed"; }
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)

@@ -51,7 +51,7 @@ func bench(ctx context.Context, args []string) error {
 	subs := fs.Int("subscribers", 1000, "SSE subscribers")
 	live := fs.Int("jobs", 10, "running jobs the subscribers watch")
 	ticks := fs.Int("ticks", 50, "progress ticks per watched job")
-	tickEvery := fs.Duration("tick-interval", 20*time.Millisecond, "pause between rounds of ticks")
+	tickEvery := fs.Duration("tick-interval", 100*time.Millisecond, "pause between rounds of ticks (one tick per watched job a round)")
 	baseURL := fs.String("api", "http://127.0.0.1:8083", "base URL of the service (HTTP_ADDR)")
 	timeout := fs.Duration("timeout", 3*time.Minute, "bound of each phase")
 	cleanup := fs.Bool("cleanup", false, "only delete the service's queues and exchanges, then exit")

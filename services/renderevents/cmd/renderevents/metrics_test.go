@@ -39,7 +39,7 @@ func testMetricsCountStreamsAndDeliveriesAndAreThoseTheREADMELists(t *testing.T,
 		}
 	}
 	for _, zero := range []string{`sse_connections_open{` + stream + `}`, `webhook_deliveries_total{outcome="given_up"}`,
-		`webhook_dispatch_errors_total{stage="record"}`, `sse_ticks_dropped_total`} {
+		`webhook_dispatch_errors_total{stage="record"}`, `sse_streams_lagged_total`} {
 		if v, ok := httpxtest.Sample(body, zero); !ok || v != 0 {
 			t.Errorf("%s = %v (served %v), want 0", zero, v, ok)
 		}

@@ -16,6 +16,11 @@ import (
 // queue on the progress fanout exchange, so every instance hears every tick and can serve
 // any client; state changes arrive as notifications from the database (whichever instance
 // consumed the event), after which a stream reloads the job.
+//
+// Publishing never waits for a stream: each has a buffer of SubscriptionBuffer ticks. A
+// stream that falls further behind (its client does not read) is not fed with gaps: it is
+// told to end (Lagged), so that its client reconnects with Last-Event-ID and starts again
+// from the job's current state.
 type Hub struct {
 	mu   sync.Mutex
 	subs map[uuid.UUID]map[*Subscription]struct{}
@@ -23,16 +28,16 @@ type Hub struct {
 }
 
 // RelayObserver counts what the relay does: the frames streams send, by event (state,
-// progress, completed, failed, cancelled), and the ticks a slow stream missed.
+// progress, completed, failed, cancelled), and the streams ended for falling behind.
 type RelayObserver interface {
 	FrameSent(event string)
-	TickDropped()
+	StreamLagged()
 }
 
 type noRelayObserver struct{}
 
 func (noRelayObserver) FrameSent(string) {}
-func (noRelayObserver) TickDropped()     {}
+func (noRelayObserver) StreamLagged()    {}
 
 // NewHub returns an empty hub reporting to obs (nil: nowhere).
 func NewHub(obs RelayObserver) *Hub {
@@ -42,27 +47,46 @@ func NewHub(obs RelayObserver) *Hub {
 	return &Hub{subs: map[uuid.UUID]map[*Subscription]struct{}{}, obs: obs}
 }
 
-// subscriptionBuffer is how many ticks a slow stream may lag before ticks are dropped
-// (progress is transient: the next tick supersedes a dropped one).
-const subscriptionBuffer = 64
+// SubscriptionBuffer is how many ticks a stream may lag behind before it is ended.
+const SubscriptionBuffer = 256
+
+// Tick is a progress tick as the hub hands it to every stream of its job: the frame is
+// encoded once, by the first stream that sends it, and shared by the others.
+type Tick struct {
+	domain.Progress
+	once  sync.Once
+	frame []byte
+}
+
+// Frame returns encode(t.Progress), computed once for all the streams of the tick.
+func (t *Tick) Frame(encode func(domain.Progress) []byte) []byte {
+	t.once.Do(func() { t.frame = encode(t.Progress) })
+	return t.frame
+}
 
 // Subscription is one stream's view of a job.
 type Subscription struct {
 	hub   *Hub
 	job   uuid.UUID
-	ticks chan domain.Progress
+	ticks chan *Tick
 	// changed is signalled (capacity 1) when the job's state may have changed.
 	changed chan struct{}
+	// lagged is closed when the stream fell SubscriptionBuffer ticks behind; it gets no
+	// more ticks (guarded by the hub's mutex).
+	lagged chan struct{}
 }
 
 // Sent records that the stream sent a frame of event.
 func (s *Subscription) Sent(event string) { s.hub.obs.FrameSent(event) }
 
-// Ticks delivers the job's progress ticks.
-func (s *Subscription) Ticks() <-chan domain.Progress { return s.ticks }
+// Ticks delivers the job's progress ticks, in the order they were heard.
+func (s *Subscription) Ticks() <-chan *Tick { return s.ticks }
 
 // Changed is signalled when the job's state may have changed: reload it.
 func (s *Subscription) Changed() <-chan struct{} { return s.changed }
+
+// Lagged is closed when the stream fell too far behind to be relayed without gaps: end it.
+func (s *Subscription) Lagged() <-chan struct{} { return s.lagged }
 
 // Close ends the subscription.
 func (s *Subscription) Close() {
@@ -79,7 +103,8 @@ func (s *Subscription) Close() {
 
 // Subscribe starts a subscription to a job.
 func (h *Hub) Subscribe(job uuid.UUID) *Subscription {
-	s := &Subscription{hub: h, job: job, ticks: make(chan domain.Progress, subscriptionBuffer), changed: make(chan struct{}, 1)}
+	s := &Subscription{hub: h, job: job, ticks: make(chan *Tick, SubscriptionBuffer), changed: make(chan struct{}, 1),
+		lagged: make(chan struct{})}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.subs[job] == nil {
@@ -89,16 +114,24 @@ func (h *Hub) Subscribe(job uuid.UUID) *Subscription {
 	return s
 }
 
-// Publish hands a tick to every subscriber of its job without blocking.
+// Publish hands a tick to every subscriber of its job without blocking; a subscriber whose
+// buffer is full is told to end instead.
 func (h *Hub) Publish(p domain.Progress) {
+	t := &Tick{Progress: p}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for s := range h.subs[p.JobID] {
+	set := h.subs[p.JobID]
+	for s := range set {
 		select {
-		case s.ticks <- p:
-		default: // a slow stream misses a tick; the next one supersedes it
-			h.obs.TickDropped()
+		case s.ticks <- t:
+		default:
+			delete(set, s)
+			close(s.lagged)
+			h.obs.StreamLagged()
 		}
+	}
+	if len(set) == 0 {
+		delete(h.subs, p.JobID)
 	}
 }
 

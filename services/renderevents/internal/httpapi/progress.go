@@ -14,8 +14,8 @@ import (
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
-// progressFrame is the data of an `event: progress` frame.
-type progressFrame struct {
+// progressData is the data of an `event: progress` frame.
+type progressData struct {
 	JobID        string  `json:"job_id"`
 	Step         string  `json:"step"`
 	Progress     int     `json:"progress"`
@@ -24,6 +24,32 @@ type progressFrame struct {
 	EtaSeconds   *int    `json:"eta_seconds"`
 	Message      *string `json:"message"`
 	EventTime    string  `json:"event_time"`
+}
+
+// sseFrame encodes one frame: its id, its event and its data as one line of JSON.
+func sseFrame(id int64, event string, data any) ([]byte, error) {
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	frame := make([]byte, 0, len(b)+len(event)+40)
+	frame = append(frame, "id: "...)
+	frame = strconv.AppendInt(frame, id, 10)
+	frame = append(frame, "\nevent: "...)
+	frame = append(frame, event...)
+	frame = append(frame, "\ndata: "...)
+	frame = append(frame, b...)
+	return append(frame, "\n\n"...), nil
+}
+
+// progressFrameOf is the `event: progress` frame of a tick, whose id is the tick's event
+// time. The hub has it encoded once per tick, for every stream of the job.
+func progressFrameOf(p domain.Progress) []byte {
+	// Strings, integers and pointers to them always encode: there is no error to handle.
+	frame, _ := sseFrame(p.EventTime.UnixMicro(), "progress", progressData{JobID: p.JobID.String(), Step: p.Step,
+		Progress: p.Progress, CurrentFrame: p.CurrentFrame, TotalFrames: p.TotalFrames, EtaSeconds: p.EtaSeconds,
+		Message: p.Message, EventTime: p.EventTime.UTC().Format(time.RFC3339Nano)})
+	return frame
 }
 
 // StreamRenderJobProgress implements rendereventsserver.StrictServerInterface: a server-sent event stream
@@ -75,18 +101,21 @@ func (s *progressStream) VisitStreamRenderJobProgressResponse(w http.ResponseWri
 	hd.Set("X-Accel-Buffering", "no") // nginx: do not buffer
 	w.WriteHeader(http.StatusOK)
 
-	send := func(id int64, event string, data any) error {
-		b, err := json.Marshal(data)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "id: %d\nevent: %s\ndata: %s\n\n", id, event, b); err != nil {
+	write := func(id int64, event string, frame []byte) error {
+		if _, err := w.Write(frame); err != nil {
 			return err
 		}
 		flusher.Flush()
 		s.last = id
 		s.sub.Sent(event)
 		return nil
+	}
+	send := func(id int64, event string, data any) error {
+		frame, err := sseFrame(id, event, data)
+		if err != nil {
+			return err
+		}
+		return write(id, event, frame)
 	}
 	// next is the id of a frame telling something that happened at t: never below the
 	// last id sent, so ids increase.
@@ -106,17 +135,16 @@ func (s *progressStream) VisitStreamRenderJobProgressResponse(w http.ResponseWri
 			return nil
 		case <-s.h.ending:
 			return nil
-		case p := <-s.sub.Ticks():
-			id := p.EventTime.UnixMicro()
+		case t := <-s.sub.Ticks():
+			id := t.EventTime.UnixMicro()
 			if id <= s.last {
 				continue // older than what the client has seen
 			}
-			f := progressFrame{JobID: p.JobID.String(), Step: p.Step, Progress: p.Progress, CurrentFrame: p.CurrentFrame,
-				TotalFrames: p.TotalFrames, EtaSeconds: p.EtaSeconds, Message: p.Message,
-				EventTime: p.EventTime.UTC().Format(time.RFC3339Nano)}
-			if err := send(id, "progress", f); err != nil {
+			if err := write(id, "progress", t.Frame(progressFrameOf)); err != nil {
 				return nil
 			}
+		case <-s.sub.Lagged():
+			return nil // the client reconnects with Last-Event-ID and resumes from the current state
 		case <-s.sub.Changed():
 			job, err := s.h.queries.GetJob(s.ctx, s.actor, s.job.ID)
 			if err != nil {

@@ -69,8 +69,8 @@ func (m *Dispatch) Failed(stage string) { m.errors.WithLabelValues(stage).Inc() 
 
 // Relay implements app.RelayObserver.
 type Relay struct {
-	frames  *prometheus.CounterVec
-	dropped prometheus.Counter
+	frames *prometheus.CounterVec
+	lagged prometheus.Counter
 }
 
 var _ app.RelayObserver = (*Relay)(nil)
@@ -84,10 +84,10 @@ func NewRelay(reg prometheus.Registerer) (*Relay, error) {
 		frames: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "sse_frames_sent_total",
 			Help: "Frames sent on progress streams, by event (state, progress, completed, failed, cancelled); keep-alive comments are not counted."},
 			[]string{"event"}),
-		dropped: prometheus.NewCounter(prometheus.CounterOpts{Name: "sse_ticks_dropped_total",
-			Help: "Progress ticks a stream missed because it was slow to send the earlier ones (the next tick supersedes them)."}),
+		lagged: prometheus.NewCounter(prometheus.CounterOpts{Name: "sse_streams_lagged_total",
+			Help: "Progress streams ended because their client fell too many frames behind (it reconnects with Last-Event-ID)."}),
 	}
-	for _, c := range []prometheus.Collector{m.frames, m.dropped} {
+	for _, c := range []prometheus.Collector{m.frames, m.lagged} {
 		if err := reg.Register(c); err != nil {
 			return nil, err
 		}
@@ -101,5 +101,5 @@ func NewRelay(reg prometheus.Registerer) (*Relay, error) {
 // FrameSent implements app.RelayObserver.
 func (m *Relay) FrameSent(event string) { m.frames.WithLabelValues(event).Inc() }
 
-// TickDropped implements app.RelayObserver.
-func (m *Relay) TickDropped() { m.dropped.Inc() }
+// StreamLagged implements app.RelayObserver.
+func (m *Relay) StreamLagged() { m.lagged.Inc() }
