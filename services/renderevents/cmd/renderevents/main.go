@@ -7,6 +7,7 @@
 //	renderevents token      mint a development JWT
 //	renderevents simulate   publish a realistic stream of events (demos, tests)
 //	renderevents bench      the load generator of make bench-renderevents
+//	renderevents bench-reads  the read requests of make bench-growth, with their plans
 package main
 
 import (
@@ -34,6 +35,7 @@ func main() {
 		cli.Command{Name: "simulate", Usage: "publish a realistic event stream (--jobs, --tenants, --ticks, --duplicates, --reorder, ...)", Run: simulate},
 		cli.Command{Name: "bench", Usage: "load generator of make bench-renderevents (see scripts/bench-renderevents.sh)", Run: bench},
 		cli.Command{Name: "bench-webhooks", Usage: "load generator of make bench-webhooks (see scripts/bench-webhooks.sh)", Run: benchWebhooks},
+		cli.Command{Name: "bench-reads", Usage: "read requests and their plans for make bench-growth (see scripts/bench-growth-renderevents.sh)", Run: benchReads},
 	))
 }
 
