@@ -66,7 +66,7 @@ SELECT k,
        pg_temp.id('job-' || k) AS job_id,
        pg_temp.id('tenant-' || (k % :tenants)) AS tenant_id,
        pg_temp.id('user-' || (k % 5000)) AS user_id,
-       CASE WHEN k % 20 = 0 THEN 'failed' WHEN k % 20 = 1 THEN 'cancelled' ELSE 'completed' END AS state,
+       CASE (k / :tenants) % 20 WHEN 0 THEN 'failed' WHEN 1 THEN 'cancelled' ELSE 'completed' END AS state,
        date_trunc('second', now()) - ((k * 7919) % 31536000) * interval '1 second' AS t
 FROM generate_series(:lo + 1, :hi) AS k;
 

@@ -312,8 +312,12 @@ func (d drain) run(ctx context.Context, msgs []sim.Message, start func() error) 
 	if err := bus.DeclareServiceQueue(ch, bc, busapi.BindingKeys...); err != nil {
 		return 0, 0, err
 	}
-	if q, err := ch.QueueDeclarePassive(bc.ServiceQueue(), true, false, false, false, nil); err != nil || q.Messages > 0 {
-		return 0, 0, fmt.Errorf("the service queue %s must be empty (it holds %d messages): %v", bc.ServiceQueue(), q.Messages, err)
+	q, err := ch.QueueDeclarePassive(bc.ServiceQueue(), true, false, false, false, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	if q.Messages > 0 {
+		return 0, 0, fmt.Errorf("the service queue %s must be empty: it holds %d messages", bc.ServiceQueue(), q.Messages)
 	}
 	before, err := bus.HandledCount(ctx, d.pool, app.Consumer)
 	if err != nil {
