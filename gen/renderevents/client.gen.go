@@ -145,6 +145,9 @@ type ClientInterface interface {
 	//   frames missed while disconnected are not replayed (progress is transient), but the `state`
 	//   frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
 	// - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
+	// - A client that stops reading is never sent a stream with gaps: once it is 256 progress
+	//   frames behind, the server ends its stream; reconnect with `Last-Event-ID` to resume from
+	//   the job's current state.
 	//
 	// Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
 	// headers: use a fetch-based SSE client). The response carries `Cache-Control: no-cache`.
@@ -392,6 +395,9 @@ func (c *Client) GetRenderJob(ctx context.Context, jobId JobId, reqEditors ...Re
 //     frames missed while disconnected are not replayed (progress is transient), but the `state`
 //     frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
 //   - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
+//   - A client that stops reading is never sent a stream with gaps: once it is 256 progress
+//     frames behind, the server ends its stream; reconnect with `Last-Event-ID` to resume from
+//     the job's current state.
 //
 // Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
 // headers: use a fetch-based SSE client). The response carries `Cache-Control: no-cache`.
@@ -2184,6 +2190,9 @@ type ClientWithResponsesInterface interface {
 	//   frames missed while disconnected are not replayed (progress is transient), but the `state`
 	//   frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
 	// - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
+	// - A client that stops reading is never sent a stream with gaps: once it is 256 progress
+	//   frames behind, the server ends its stream; reconnect with `Last-Event-ID` to resume from
+	//   the job's current state.
 	//
 	// Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
 	// headers: use a fetch-based SSE client). The response carries `Cache-Control: no-cache`.
@@ -4032,6 +4041,9 @@ func (c *ClientWithResponses) GetRenderJobWithResponse(ctx context.Context, jobI
 //     frames missed while disconnected are not replayed (progress is transient), but the `state`
 //     frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
 //   - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
+//   - A client that stops reading is never sent a stream with gaps: once it is 256 progress
+//     frames behind, the server ends its stream; reconnect with `Last-Event-ID` to resume from
+//     the job's current state.
 //
 // Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
 // headers: use a fetch-based SSE client). The response carries `Cache-Control: no-cache`.

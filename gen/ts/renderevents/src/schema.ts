@@ -98,6 +98,9 @@ export interface paths {
          *       frames missed while disconnected are not replayed (progress is transient), but the `state`
          *       frame carries the job's latest progress. A malformed `Last-Event-ID` is ignored.
          *     - A comment line (`: keep-alive`) is sent every 15 seconds when idle.
+         *     - A client that stops reading is never sent a stream with gaps: once it is 256 progress
+         *       frames behind, the server ends its stream; reconnect with `Last-Event-ID` to resume from
+         *       the job's current state.
          *
          *     Authentication is the usual `Authorization: Bearer` header (browsers' EventSource cannot set
          *     headers: use a fetch-based SSE client). The response carries `Cache-Control: no-cache`.
