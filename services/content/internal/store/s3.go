@@ -14,7 +14,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/feature/s3/manager"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -32,7 +31,7 @@ type S3Config struct {
 	// PublicURL is the base of the object URLs recorded in the database (default Endpoint).
 	PublicURL string
 	// PartSize is the part size of streamed uploads (at least 5 MiB): with Concurrency parts
-	// in flight, a streamed upload holds about (Concurrency+1) * PartSize.
+	// in flight, a streamed upload holds (Concurrency+1) * PartSize.
 	PartSize    int64
 	Concurrency int
 }
@@ -40,19 +39,18 @@ type S3Config struct {
 // S3 is the object storage through aws-sdk-go-v2 (path-style addressing, so any
 // S3-compatible server works).
 type S3 struct {
-	client    *s3.Client
-	presign   *s3.PresignClient
-	uploader  *manager.Uploader //nolint:staticcheck // SA1019: see NewS3
-	publicURL string
+	client      *s3.Client
+	presign     *s3.PresignClient
+	parts       *partBuffers
+	concurrency int
+	publicURL   string
 }
 
 var _ domain.ObjectStore = (*S3)(nil)
 
-// NewS3 returns the object storage client. Streamed uploads use the SDK's multipart
-// uploader (feature/s3/manager): deprecated in favour of feature/s3/transfermanager, which is
-// still pre-1.0; the manager is the stable, well-tested one.
+// NewS3 returns the object storage client.
 func NewS3(cfg S3Config) (*S3, error) {
-	cfg.PartSize = max(cfg.PartSize, manager.MinUploadPartSize) // the S3 minimum
+	cfg.PartSize = max(cfg.PartSize, domain.MinPartSize)
 	awsCfg := aws.Config{
 		Region:      cfg.Region,
 		Credentials: credentials.NewStaticCredentialsProvider(cfg.AccessKey, cfg.SecretKey, ""),
@@ -64,6 +62,9 @@ func NewS3(cfg S3Config) (*S3, error) {
 	}
 	client := s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		o.UsePathStyle = true
+		// Send a part's body at once rather than after a "100 Continue" round trip: the
+		// storage refuses a part as rarely as it accepts one slowly.
+		o.ContinueHeaderThresholdBytes = -1
 		// Sign the headers, not the payload (UNSIGNED-PAYLOAD): hashing every uploaded byte
 		// with SHA-256 only for the signature would cost a second pass of CPU per byte beside
 		// the MD5 the contract asks for; integrity is checked by that MD5 end to end.
@@ -79,13 +80,8 @@ func NewS3(cfg S3Config) (*S3, error) {
 	if public == "" {
 		public = "https://s3." + cfg.Region + ".amazonaws.com"
 	}
-	//nolint:staticcheck // SA1019: see the doc comment
-	up := manager.NewUploader(client, func(u *manager.Uploader) {
-		u.PartSize = cfg.PartSize
-		u.Concurrency = cfg.Concurrency
-	})
-	return &S3{client: client, presign: s3.NewPresignClient(client), uploader: up,
-		publicURL: strings.TrimRight(public, "/")}, nil
+	return &S3{client: client, presign: s3.NewPresignClient(client), parts: newPartBuffers(cfg.PartSize),
+		concurrency: max(cfg.Concurrency, 1), publicURL: strings.TrimRight(public, "/")}, nil
 }
 
 // Client is the underlying SDK client (tests, benchmarks).
@@ -135,45 +131,6 @@ func (s *S3) Ping(ctx context.Context, bucket string) error {
 	return nil
 }
 
-// hashingReader counts and hashes what the uploader reads, in the order it reads it (the
-// uploader reads its source sequentially, whatever its concurrency).
-type hashingReader struct {
-	r io.Reader
-	h interface {
-		io.Writer
-		Sum([]byte) []byte
-	}
-	n int64
-}
-
-func (h *hashingReader) Read(p []byte) (int, error) {
-	n, err := h.r.Read(p)
-	if n > 0 {
-		h.n += int64(n)
-		_, _ = h.h.Write(p[:n])
-	}
-	return n, err
-}
-
-// Put streams body to bucket/key: the uploader sends PartSize parts as they fill (a single
-// PutObject when the body is smaller than one part), so memory stays at a few parts whatever
-// the size. A read error of body (e.g. a size bound) aborts the upload and is returned as is.
-func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.Reader) (int64, string, error) {
-	hr := &hashingReader{r: body, h: md5.New()} //nolint:gosec // checksum, see import
-	in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), Body: hr}
-	if contentType != "" {
-		in.ContentType = aws.String(contentType)
-	}
-	//nolint:staticcheck // SA1019: see NewS3
-	if _, err := s.uploader.Upload(ctx, in); err != nil {
-		if cause := readCause(err); cause != nil {
-			return 0, "", cause
-		}
-		return 0, "", unavailable(err, "s3: put %s/%s", bucket, key)
-	}
-	return hr.n, hex.EncodeToString(hr.h.Sum(nil)), nil
-}
-
 // unavailable is a failure of the object storage that is not the caller's doing (unreachable,
 // timing out, refusing): Unavailable (503), so media operations fail with a problem the client
 // may retry while the catalog, which does not need the storage, keeps serving; readiness does
@@ -181,16 +138,6 @@ func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.R
 func unavailable(err error, format string, args ...any) error {
 	return errs.Wrap(errs.Unavailable, "the media storage does not answer: retry later",
 		fmt.Errorf(format+": %w", append(args, err)...))
-}
-
-// readCause digs the body's own read error (an *errs.Error, e.g. TooLarge) out of the
-// uploader's wrapping.
-func readCause(err error) error {
-	var e *errs.Error
-	if errors.As(err, &e) {
-		return e
-	}
-	return nil
 }
 
 // Get opens an object for reading.

@@ -6,6 +6,7 @@ import (
 	"crypto/md5" //nolint:gosec // the checksum under test
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -263,5 +264,69 @@ func TestAnUnreachableStorageIsUnavailable(t *testing.T) {
 		if e, ok := errs.As(err); !ok || e.Kind != errs.Unavailable {
 			t.Errorf("%s on an unreachable storage: %v, want Unavailable", name, err)
 		}
+	}
+}
+
+// Part buffers are reused from one upload to the next: each upload stores its own bytes
+// only, whatever the buffers held before (a shorter upload after a longer one, a last part
+// shorter than the part before, a single PutObject, an empty file), and uploads side by side
+// never share a buffer.
+func TestUploadsOneAfterAnotherAndSideBySideStoreOnlyTheirOwnBytes(t *testing.T) {
+	s, bucket := newS3(t) // 5 MiB parts, 2 in flight
+	ctx := context.Background()
+	put := func(t *testing.T, key string, data []byte) {
+		t.Helper()
+		n, sum, err := s.Put(ctx, bucket, key, "", onlyReader{bytes.NewReader(data)})
+		if err != nil || n != int64(len(data)) || sum != md5hex(data) {
+			t.Errorf("Put %s = %d %s %v, want %d %s", key, n, sum, err, len(data), md5hex(data))
+			return
+		}
+		body, err := s.Get(ctx, bucket, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer func() { _ = body.Close() }()
+		if got, err := io.ReadAll(body); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("object %s holds %d bytes (%v) that are not the %d uploaded", key, len(got), err, len(data))
+		}
+	}
+	for i, size := range []int{17<<20 + 3, 7 << 20, 5 << 20, 1 << 20, 0, 6<<20 + 1} {
+		put(t, fmt.Sprintf("seq/%d", i), randomBytes(size, uint64(100+i)))
+	}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() { put(t, fmt.Sprintf("side/%d", i), randomBytes(11<<20+i, uint64(200+i))) })
+	}
+	wg.Wait()
+}
+
+// cancelAfter cancels a context once limit bytes were read: the client of the request went
+// away in the middle of its body.
+type cancelAfter struct {
+	r      io.Reader
+	limit  int64
+	read   int64
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if c.read += int64(n); c.read >= c.limit {
+		c.cancel()
+		return n, context.Canceled
+	}
+	return n, err
+}
+
+func TestPutOfARequestGoneMidwayLeavesNothingBehind(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	body := &cancelAfter{r: bytes.NewReader(randomBytes(30<<20, 8)), limit: 12 << 20, cancel: cancel}
+	if _, _, err := s.Put(ctx, bucket, "put/gone", "", body); err == nil {
+		t.Fatal("Put of a body cut short succeeded")
+	}
+	if ups := storetest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+		t.Fatalf("multipart uploads left open: %v", ups)
 	}
 }
