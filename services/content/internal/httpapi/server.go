@@ -55,6 +55,7 @@ func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
+	e.Use(readAheadAepUpload)
 	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(&Server{app: a}, nil), BasePath)
 	e.HTTPErrorHandler = aepTooLargeHandler(a, e.HTTPErrorHandler)
 	return e, nil
