@@ -91,6 +91,23 @@ func TestPutStreamsAndReportsSizeAndMD5(t *testing.T) {
 	}
 }
 
+func TestPutOfABodyHeldInMemorySendsWhatIsLeftOfIt(t *testing.T) {
+	s, bucket := newS3(t)
+	ctx := context.Background()
+	data := randomBytes(300_000, 9)
+	r := bytes.NewReader(data)
+	if _, err := r.Seek(1000, io.SeekStart); err != nil {
+		t.Fatal(err)
+	}
+	n, sum, err := s.Put(ctx, bucket, "put/in-memory", "image/png", r)
+	if err != nil || n != int64(len(data)-1000) || sum != md5hex(data[1000:]) {
+		t.Fatalf("Put = %d %s %v, want %d %s", n, sum, err, len(data)-1000, md5hex(data[1000:]))
+	}
+	if hn, hsum, err := s.Hash(ctx, bucket, "put/in-memory"); err != nil || hn != n || hsum != sum {
+		t.Fatalf("Hash of the stored object = %d %s %v", hn, hsum, err)
+	}
+}
+
 // failingAfter returns err once limit bytes were read, like a size bound on a request body.
 type failingAfter struct {
 	r     io.Reader

@@ -32,10 +32,13 @@ const abortTimeout = 30 * time.Second
 // partBuffers lends the part buffers of streamed uploads and takes them back, so that one
 // upload after another reuses the same few buffers instead of leaving garbage the collector
 // would grow the heap around; a buffer left idle through two collections is freed.
-type partBuffers struct{ pool sync.Pool }
+type partBuffers struct {
+	size int64
+	pool sync.Pool
+}
 
 func newPartBuffers(size int64) *partBuffers {
-	b := &partBuffers{}
+	b := &partBuffers{size: size}
 	b.pool.New = func() any { return new(make([]byte, size)) }
 	return b
 }
@@ -60,18 +63,23 @@ func fill(r io.Reader, b []byte, h hash.Hash) (int, error) {
 // Put streams body to bucket/key: the body is read straight into reused part buffers of
 // PartSize (hashed as it arrives), each sent as it fills with Concurrency parts in flight
 // while the next one fills, so an upload holds at most (Concurrency+1) x PartSize whatever its
-// size; a body smaller than one part is a single PutObject. Every part carries its CRC32,
-// which the storage checks (and, given one, computes no checksum of its own). When the body
-// fails (its read error, e.g. a size bound, is returned as is) or a part is refused, the
-// multipart upload is aborted: nothing is left behind.
+// size; a body smaller than one part is a single PutObject, sent from memory as it is when it
+// is already there (a bytes.Reader). Every part carries its CRC32, which the storage checks
+// (and, given one, computes no checksum of its own). When the body fails (its read error,
+// e.g. a size bound, is returned as is) or a part is refused, the multipart upload is aborted:
+// nothing is left behind.
 func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.Reader) (int64, string, error) {
+	if r, ok := body.(*bytes.Reader); ok && int64(r.Len()) < s.parts.size {
+		return s.putInMemory(ctx, bucket, key, contentType, r)
+	}
 	h := md5.New() //nolint:gosec // checksum, see import
 	buf := s.parts.get()
 	n, err := fill(body, *buf, h)
 	switch {
 	case errors.Is(err, io.EOF): // the whole body fits in one part
 		defer s.parts.put(buf)
-		if err := s.putObject(ctx, bucket, key, contentType, (*buf)[:n]); err != nil {
+		data := (*buf)[:n]
+		if err := s.putObject(ctx, bucket, key, contentType, bytes.NewReader(data), crc32Of(data)); err != nil {
 			return 0, "", err
 		}
 		return int64(n), hex.EncodeToString(h.Sum(nil)), nil
@@ -95,9 +103,24 @@ func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.R
 	return size, hex.EncodeToString(h.Sum(nil)), nil
 }
 
-func (s *S3) putObject(ctx context.Context, bucket, key, contentType string, data []byte) error {
-	in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumCRC32: crc32Of(data),
-		Body: bytes.NewReader(data), ContentLength: aws.Int64(int64(len(data)))}
+// putInMemory sends what is left of r with one PutObject, without a part buffer: the bodies
+// of fonts and previews, held in memory already.
+func (s *S3) putInMemory(ctx context.Context, bucket, key, contentType string, r *bytes.Reader) (int64, string, error) {
+	start, _ := r.Seek(0, io.SeekCurrent) // a bytes.Reader seeks without failing
+	h, c := md5.New(), crc32.NewIEEE()    //nolint:gosec // checksum, see import
+	n, _ := r.WriteTo(io.MultiWriter(h, c))
+	_, _ = r.Seek(start, io.SeekStart)
+	sum := aws.String(base64.StdEncoding.EncodeToString(c.Sum(nil)))
+	if err := s.putObject(ctx, bucket, key, contentType, r, sum); err != nil {
+		return 0, "", err
+	}
+	return n, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// putObject sends body (its bytes from where it stands to its end) with its CRC32.
+func (s *S3) putObject(ctx context.Context, bucket, key, contentType string, body *bytes.Reader, crc *string) error {
+	in := &s3.PutObjectInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumCRC32: crc,
+		Body: body, ContentLength: aws.Int64(int64(body.Len()))}
 	if contentType != "" {
 		in.ContentType = aws.String(contentType)
 	}
