@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"io"
+	"mime"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/gen/content"
 	"github.com/videotpl/platform/gen/content/contentserver"
@@ -13,32 +17,82 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// UploadProjectAep is PUT /projects/{project_id}/aep: the file part is streamed to object
-// storage as it arrives (never parsed into memory or a temporary file).
+// bodyUploads serves the single-request AEP upload from the request body itself, read by a
+// formReader: the strict handler would hand it mime/multipart's reader, which copies the file
+// through a 4 KiB buffer. Every other operation goes to the strict handler.
+type bodyUploads struct {
+	contentserver.ServerInterface
+	s *Server
+}
+
+// UploadProjectAep is PUT /projects/{project_id}/aep.
+func (h bodyUploads) UploadProjectAep(c echo.Context, projectID content.ProjectId) error {
+	req := c.Request()
+	_, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || params["boundary"] == "" { // refused before already, by the contract's middleware
+		return errs.InvalidFields(errs.Field("header.Content-Type", "a multipart body needs a boundary parameter"))
+	}
+	f, err := h.s.uploadAep(req.Context(), projectID, nextPartOf(newFormReader(req.Body, params["boundary"]).NextPart))
+	if err != nil {
+		return err
+	}
+	return aepUploaded(f).VisitUploadProjectAepResponse(c.Response())
+}
+
+// UploadProjectAep is PUT /projects/{project_id}/aep for the strict interface, over
+// mime/multipart's reader; the route is served by bodyUploads.
 func (s *Server) UploadProjectAep(ctx context.Context, req contentserver.UploadProjectAepRequestObject) (contentserver.UploadProjectAepResponseObject, error) {
-	actor, err := actorOf(ctx)
+	f, err := s.uploadAep(ctx, req.ProjectId, nextPartOf(req.Body.NextPart))
 	if err != nil {
 		return nil, err
 	}
-	for {
-		part, err := req.Body.NextPart()
-		if errors.Is(err, io.EOF) {
-			return nil, errs.InvalidFields(errs.Field("body.file", "is required"))
-		}
-		if err != nil {
-			return nil, bodyError(err)
-		}
-		if name := part.FormName(); name != "file" {
-			if err := httpx.CheckFormPart(ctx, name); err != nil {
-				return nil, err
-			}
-			continue // NextPart skips what is left of it
-		}
-		f, err := s.app.UploadAep(ctx, actor, req.ProjectId, part.FileName(), partReader{part})
+	return aepUploaded(f), nil
+}
+
+func aepUploaded(f domain.AepFile) contentserver.UploadProjectAep200JSONResponse {
+	return contentserver.UploadProjectAep200JSONResponse{AepFileUrl: f.URL, AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}
+}
+
+// formField is a part of a multipart/form-data body, as the upload reads it.
+type formField interface {
+	io.Reader
+	FormName() string
+	FileName() string
+}
+
+// nextPartOf is a reader's NextPart returning formFields.
+func nextPartOf[P formField](next func() (P, error)) func() (formField, error) {
+	return func() (formField, error) {
+		p, err := next()
 		if err != nil {
 			return nil, err
 		}
-		return contentserver.UploadProjectAep200JSONResponse{AepFileUrl: f.URL, AepFileMd5: f.MD5, AepFileSizeBytes: f.Size}, nil
+		return p, nil
+	}
+}
+
+// uploadAep streams the file part to object storage as it arrives (never parsed into memory
+// or a temporary file).
+func (s *Server) uploadAep(ctx context.Context, projectID uuid.UUID, nextPart func() (formField, error)) (domain.AepFile, error) {
+	actor, err := actorOf(ctx)
+	if err != nil {
+		return domain.AepFile{}, err
+	}
+	for {
+		part, err := nextPart()
+		if errors.Is(err, io.EOF) {
+			return domain.AepFile{}, errs.InvalidFields(errs.Field("body.file", "is required"))
+		}
+		if err != nil {
+			return domain.AepFile{}, bodyError(err)
+		}
+		if name := part.FormName(); name != "file" {
+			if err := httpx.CheckFormPart(ctx, name); err != nil {
+				return domain.AepFile{}, err
+			}
+			continue // NextPart skips what is left of it
+		}
+		return s.app.UploadAep(ctx, actor, projectID, part.FileName(), partReader{part})
 	}
 }
 

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,8 +8,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"strings"
-
-	"github.com/labstack/echo/v4"
 
 	"github.com/videotpl/platform/pkg/errs"
 	"github.com/videotpl/platform/pkg/httpx"
@@ -34,29 +31,6 @@ func uploadBodyLimits(c app.Config) map[string]int64 {
 	}
 }
 
-// uploadReadAhead is how much of the AEP upload's body one read of the connection may bring
-// in. The multipart reader asks for 4 KiB at a time: unbuffered, each ask would be a system
-// call through the body's deadline and size checks (a fifth of the service's CPU per uploaded
-// byte, beside the MD5 the contract asks for).
-const uploadReadAhead = 256 << 10
-
-// readAheadAepUpload reads the body of the single-request AEP upload ahead in large reads.
-func readAheadAepUpload(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		req := c.Request()
-		if req.Method == http.MethodPut && c.Path() == aepUploadRoute && req.Body != nil && req.Body != http.NoBody {
-			req.Body = readAheadBody{bufio.NewReaderSize(req.Body, uploadReadAhead), req.Body}
-		}
-		return next(c)
-	}
-}
-
-// readAheadBody is a request body read through its buffer and closed as the original.
-type readAheadBody struct {
-	*bufio.Reader
-	io.Closer
-}
-
 // bodyError turns a failure to read a multipart body into the caller's error: a body above
 // the operation's limit is 413, a malformed or truncated one 400.
 func bodyError(err error) error {
@@ -72,7 +46,7 @@ func bodyError(err error) error {
 
 // partReader reads a multipart part, turning read failures into the caller's errors (so the
 // object storage upload stops with a 400 or 413, not a 500).
-type partReader struct{ p *multipart.Part }
+type partReader struct{ p io.Reader }
 
 func (r partReader) Read(b []byte) (int, error) {
 	n, err := r.p.Read(b)

@@ -55,8 +55,8 @@ func NewHTTP(a *app.App, o HTTPOptions) (*echo.Echo, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.Use(readAheadAepUpload)
-	contentserver.RegisterHandlersWithBaseURL(e, contentserver.NewStrictHandler(&Server{app: a}, nil), BasePath)
+	s := &Server{app: a}
+	contentserver.RegisterHandlersWithBaseURL(e, bodyUploads{contentserver.NewStrictHandler(s, nil), s}, BasePath)
 	e.HTTPErrorHandler = aepTooLargeHandler(a, e.HTTPErrorHandler)
 	return e, nil
 }
