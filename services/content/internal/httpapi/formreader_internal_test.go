@@ -117,7 +117,7 @@ func randomForm(rnd *rand.Rand) (body []byte, boundary string) {
 	}
 	for i := range rnd.IntN(4) {
 		b.WriteString("--" + boundary + []string{"", " ", "\t "}[rnd.IntN(3)] + nl)
-		b.WriteString(fmt.Sprintf(`Content-Disposition: form-data; name="f%d"`, i))
+		fmt.Fprintf(&b, `Content-Disposition: form-data; name="f%d"`, i)
 		if rnd.IntN(2) == 0 {
 			b.WriteString(`; filename="dir/a b.aep"`)
 		}

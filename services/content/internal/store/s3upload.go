@@ -196,8 +196,13 @@ func (u *streamedUpload) feed(ctx context.Context, g *errgroup.Group, body io.Re
 			defer u.s.parts.put(part)
 			return u.uploadPart(ctx, num, data)
 		})
-		if n < len(*part) || ctx.Err() != nil {
-			return size, nil // the body ended with this part, or a part failed (g.Wait says)
+		if n < len(*part) {
+			return size, nil // the body ended with this part
+		}
+		select {
+		case <-ctx.Done():
+			return size, nil // a part failed: g.Wait says how
+		default:
 		}
 		buf = u.s.parts.get()
 		var err error
