@@ -30,6 +30,11 @@ cleanup() {
   [[ -n ${S3_PID:-} ]] && kill "$S3_PID" 2>/dev/null
   wait 2>/dev/null
   psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1
+  # The service's queues, where rabbitmqctl reaches the broker (their names are fixed, so a
+  # broker it cannot reach keeps one pair, reused by the next run).
+  if [[ -n ${BUS_SERVICE:-} ]] && command -v rabbitmqctl >/dev/null; then
+    for q in "$BUS_SERVICE.events" "$BUS_SERVICE.dead-letter"; do timeout 20 rabbitmqctl -q delete_queue "$q" >/dev/null 2>&1 || true; done
+  fi
   rm -rf "$tmp"
 }
 trap cleanup EXIT
