@@ -209,6 +209,13 @@ func (w *Writer) Strings(name string, v []string) {
 // items once a chunk's worth is buffered.
 func List[T any](w *Writer, name string, items []T, each func(*Writer, T)) {
 	w.Key(name, false)
+	Array(w, items, each)
+}
+
+// Array writes items as an array value, each written by each, flushing between items once a
+// chunk's worth is buffered: the value of a key already written (the first field of an
+// object), an element of an outer array, or a whole document.
+func Array[T any](w *Writer, items []T, each func(*Writer, T)) {
 	w.Open('[')
 	for i, it := range items {
 		if i > 0 {

@@ -102,3 +102,36 @@ func TestStreamWritesWhatEncodingJSONWrites(t *testing.T) {
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
+
+func TestArrayWritesAFirstFieldOrAWholeDocumentAsEncodingJSONDoes(t *testing.T) {
+	type group struct {
+		Rows []row  `json:"rows"`
+		Name string `json:"name"`
+	}
+	groups := []group{{Rows: []row{}, Name: "empty"}}
+	for g := range 3 {
+		var rows []row
+		for i := range 400 {
+			rows = append(rows, row{ID: uuid.New(), Name: strings.Repeat("n", i%50), Tags: []string{},
+				At: time.Unix(int64(g*i)*1000, 0).UTC()})
+		}
+		groups = append(groups, group{Rows: rows, Name: "g"})
+	}
+	rec := httptest.NewRecorder()
+	err := jsonw.Stream(rec, 200, func(w *jsonw.Writer) {
+		jsonw.Array(w, groups, func(w *jsonw.Writer, g group) {
+			w.Open('{')
+			w.Key("rows", true)
+			jsonw.Array(w, g.Rows, writeRow)
+			w.Str("name", g.Name, false)
+			w.Close('}')
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _ := json.Marshal(groups)
+	if got := rec.Body.String(); got != string(want) {
+		t.Fatalf("streamed JSON differs from encoding/json's (%d vs %d bytes)", len(got), len(want))
+	}
+}

@@ -94,18 +94,6 @@ func workItemOut(w domain.Task) orgboard.WorkItem {
 	return out
 }
 
-func boardOut(b domain.Board) orgboard.Board {
-	out := orgboard.Board{TeamId: b.TeamID, Columns: make([]orgboard.BoardColumn, len(b.Columns))}
-	for i, c := range b.Columns {
-		out.Columns[i] = orgboard.BoardColumn{
-			Status: orgboard.WorkItemStatus(c.Status),
-			Title:  orgboard.BoardColumnTitle(domain.ColumnTitle(c.Status)),
-			Items:  mapSlice(c.Items, workItemOut),
-		}
-	}
-	return out
-}
-
 func auditEntryOut(e domain.AuditEntry) orgboard.AuditEntry {
 	out := orgboard.AuditEntry{
 		Id: e.ID, OrganizationId: e.OrganizationID, ActorId: e.ActorID, ActorKind: orgboard.ActorKind(e.ActorKind),

@@ -47,7 +47,7 @@ func (s *Server) GetBoard(ctx context.Context, req orgboardserver.GetBoardReques
 	if err != nil {
 		return nil, err
 	}
-	return orgboardserver.GetBoard200JSONResponse(boardOut(b)), nil
+	return boardJSON{b}, nil
 }
 
 // MoveTask implements PATCH /api/orgboard/tasks/{id}/move.

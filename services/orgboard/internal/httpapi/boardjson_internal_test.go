@@ -1,0 +1,79 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/videotpl/platform/gen/orgboard"
+	"github.com/videotpl/platform/gen/orgboard/orgboardserver"
+	"github.com/videotpl/platform/services/orgboard/internal/domain"
+)
+
+func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
+	tricky := "quote \" backslash \\ tab \t nl \n ctl \x01 html <a&b> ü 日本 \u2028 bad \xff end"
+	id := func() uuid.UUID { return uuid.New() }
+	team, org, parent := id(), id(), id()
+	whole := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
+	fine := time.Date(2026, 11, 24, 6, 0, 0, 123456000, time.UTC)
+	items := []domain.Task{
+		{ID: parent, OrganizationID: org, TeamID: team, Type: "epic", Title: tricky, Description: tricky,
+			Status: domain.StatusBacklog, CreatedBy: id(), CreatedAt: whole, UpdatedAt: fine},
+		{ID: id(), OrganizationID: org, TeamID: team, Type: "story", Title: "assigned to a user", Status: domain.StatusInProgress,
+			Assignee: &domain.Assignee{Kind: domain.AssigneeUser, ID: id()}, ParentID: &parent, CreatedBy: id(),
+			CreatedAt: fine, UpdatedAt: fine.Add(time.Nanosecond)},
+		{ID: id(), OrganizationID: org, TeamID: team, Type: "task", Title: "assigned to a seat", Status: domain.StatusInReview,
+			Assignee: &domain.Assignee{Kind: domain.AssigneeSeat, ID: id()}, CreatedAt: fine, UpdatedAt: whole},
+		{ID: id(), OrganizationID: org, TeamID: team, Type: "bug", Status: domain.StatusDone,
+			CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("east", 5*3600+1800)), UpdatedAt: whole},
+	}
+	// A board of 500 items is several streamed chunks.
+	large := make([]domain.Task, 500)
+	for i := range large {
+		large[i] = items[i%len(items)]
+		large[i].ID = id()
+		large[i].Title = fmt.Sprintf("%s %d", strings.Repeat("x", i%40), i)
+	}
+	cases := map[string]domain.Board{
+		"an empty board":                       domain.NewBoard(team, nil),
+		"items of every kind in every column":  domain.NewBoard(team, items),
+		"a board larger than a streamed chunk": domain.NewBoard(team, large),
+	}
+	for name, b := range cases {
+		t.Run(name, func(t *testing.T) {
+			got, want := httptest.NewRecorder(), httptest.NewRecorder()
+			if err := (boardJSON{b}).VisitGetBoardResponse(got); err != nil {
+				t.Fatal(err)
+			}
+			if err := orgboardserver.GetBoard200JSONResponse(boardOut(b)).VisitGetBoardResponse(want); err != nil {
+				t.Fatal(err)
+			}
+			if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+				t.Errorf("status %d, %s; the generated response's: %d, %s", got.Code, got.Header().Get("Content-Type"),
+					want.Code, want.Header().Get("Content-Type"))
+			}
+			// The generated response ends with the newline json.Encoder adds.
+			if g, w := got.Body.String(), strings.TrimSuffix(want.Body.String(), "\n"); g != w {
+				t.Errorf("hand-written JSON differs from the generated types':\n got %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
+// boardOut is the board through the generated types, the reference the hand-written encoder must
+// match.
+func boardOut(b domain.Board) orgboard.Board {
+	out := orgboard.Board{TeamId: b.TeamID, Columns: make([]orgboard.BoardColumn, len(b.Columns))}
+	for i, c := range b.Columns {
+		out.Columns[i] = orgboard.BoardColumn{
+			Status: orgboard.WorkItemStatus(c.Status),
+			Title:  orgboard.BoardColumnTitle(domain.ColumnTitle(c.Status)),
+			Items:  mapSlice(c.Items, workItemOut),
+		}
+	}
+	return out
+}
