@@ -16,7 +16,7 @@ import (
 // recorded in the transaction fn's changes commit in.
 func (s *Store) OnceInTx(ctx context.Context, consumer string, event uuid.UUID, fn func(domain.Store) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, event, func(_ context.Context, tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, q: orgboarddb.New(tx), tx: tx})
+		return fn(s.in(tx))
 	})
 }
 

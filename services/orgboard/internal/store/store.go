@@ -25,7 +25,7 @@ type Store struct {
 var _ domain.Store = (*Store)(nil)
 
 // New returns a Store on pool.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: orgboarddb.New(pool)} }
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: queries(pool)} }
 
 // InTx runs fn with a Store bound to a new transaction; committed when fn returns nil. Inside a
 // transaction it runs fn in that same transaction.
@@ -34,9 +34,12 @@ func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
 		return fn(s)
 	}
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, q: orgboarddb.New(tx), tx: tx})
+		return fn(s.in(tx))
 	})
 }
+
+// in is the Store bound to tx.
+func (s *Store) in(tx pgx.Tx) *Store { return &Store{pool: s.pool, q: queries(tx), tx: tx} }
 
 // constraints maps constraint names to the errors callers see.
 var constraints = map[string]error{
