@@ -5,12 +5,13 @@
 #   PATCH /api/orgboard/tasks/<id>/move            (in_progress <-> in_review, audited)
 # from a second process (bin/orgboard bench) at concurrency 32. Each run is set beside the same
 # SQL run by pgbench (-M prepared, same duration; at concurrency 32 and at the service's pool size,
-# the better being the ceiling of the ratio): the board is
-# the service's three statements (team, caller's standing, items); a move is its transaction
-# (lock the item, standing, update, audit insert). pgbench picks ids through a small lookup
-# table (bench_teams, bench_items: an index probe inside each statement).
+# the better being the ceiling of the ratio): the statements the service runs per request (the
+# caller's blocks, then the board's reads; or the move's transaction with its audit entry and
+# outbox row; see below). pgbench picks ids through a small lookup table (bench_teams,
+# bench_items: an index probe inside each statement).
 # Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (15s), BENCH_CONCURRENCY (32),
-# BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000).
+# BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000); the database is
+# dropped at the end unless BENCH_KEEP_DB is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -53,7 +54,13 @@ SQL
 
 tmp=$(mktemp -d)
 pid=
-trap '[[ -n $pid ]] && kill "$pid" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"' EXIT
+cleanup() {
+  [[ -n $pid ]] && kill "$pid" 2>/dev/null
+  wait 2>/dev/null
+  [[ -n ${BENCH_KEEP_DB:-} ]] || psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
 port=$(free_port 18082)
 HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
 pid=$!
@@ -66,19 +73,32 @@ for s in board move; do
 done
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 
-cat >"$tmp/board.sql" <<'SQL'
+# The ceiling runs the statements the service runs per request, as captured from the server's
+# log (log_statement = all): the caller's blocks (every operation checks them first), then the
+# board's team, standing and items; a move's blocks, then its transaction: lock the item, the
+# standing, update, audit insert and the outbox row of its event (orgboard.task.moved.v1, an
+# envelope of the same size). Not counted: the forwarder's later work on that outbox row.
+payload=$(jq -cn --arg data "$(head -c 820 /dev/zero | tr '\0' A)" '{destination_topic: "orgboard.task.moved.v1",
+  uuid: "01a20c2b-3124-77a7-ab0b-1e19a0f91eaf", payload: $data, metadata: {event_type: "orgboard.task.moved.v1",
+  tenant_id: "6ecc34da-7c05-4a22-ae34-66d5336e56d8", traceparent: "00-644ba1bf4cd7ca8a2b21e32da9f1e084-bd51fa6c08baa1ef-01"}}')
+tenant=$(cat /proc/sys/kernel/random/uuid)
+blocks="SELECT 'user_banned'::text AS cause, reason, event_time AS since, unblock_date AS until FROM user_bans WHERE user_id = :member::uuid UNION ALL SELECT 'tenant_suspended'::text, reason, suspended_at, NULL::timestamptz FROM tenant_suspensions WHERE tenant_id = :tenant::uuid;"
+cat >"$tmp/board.sql" <<SQL
 \set t random(1, :teams)
+$blocks
 SELECT id, organization_id, product_id, name, created_at FROM teams WHERE id = (SELECT id FROM bench_teams WHERE n = :t);
 SELECT m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = (SELECT id FROM bench_teams WHERE n = :t) AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM memberships m WHERE m.organization_id = :org AND m.user_id = :member;
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at FROM work_items WHERE team_id = (SELECT id FROM bench_teams WHERE n = :t) ORDER BY created_at, id;
 SQL
-cat >"$tmp/move.sql" <<'SQL'
+cat >"$tmp/move.sql" <<SQL
 \set i random(1, :items)
+$blocks
 BEGIN;
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at FROM work_items WHERE id = (SELECT id FROM bench_items WHERE n = :i) FOR UPDATE;
 SELECT m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = (SELECT team_id FROM bench_items WHERE n = :i) AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM memberships m WHERE m.organization_id = :org AND m.user_id = :member;
 UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
 INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
+INSERT INTO watermill_outbox (uuid, payload, metadata) VALUES (gen_random_uuid()::text, '$payload', '{}');
 END;
 SQL
 
@@ -90,7 +110,7 @@ for s in board move; do
     run="$s-c$c"
     mkdir -p "$tmp/pgb-$run"
     (cd "$tmp/pgb-$run" && pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
-      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1) ||
+      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1) ||
       { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
     tps=$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' "$tmp/$run.txt")
     # Per-transaction logs: the third field is the latency in microseconds.
@@ -111,7 +131,7 @@ echo "|---|---:|---:|---:|---|---:|"
 for s in board move; do
   case $s in
     board) name="GET /api/orgboard/board (250 items)" ;;
-    move) name="PATCH /api/orgboard/tasks/{id}/move (tx + audit)" ;;
+    move) name="PATCH /api/orgboard/tasks/{id}/move (tx + audit + outbox event)" ;;
   esac
   jq -rs --arg name "$name" '.[0] as $s | .[1:] as $p | ($p | max_by(.rps)) as $best |
     def r: . * 100 | round / 100;
