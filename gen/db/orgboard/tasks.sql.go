@@ -52,28 +52,52 @@ func (q *Queries) GetTask(ctx context.Context, id uuid.UUID) (WorkItem, error) {
 	return i, err
 }
 
-const getTaskForUpdate = `-- name: GetTaskForUpdate :one
-SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at
-FROM work_items WHERE id = $1 FOR UPDATE
+const getTaskForUpdateWithStanding = `-- name: GetTaskForUpdateWithStanding :one
+SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.status, w.assignee_user_id, w.assignee_seat_id, w.parent_id, w.created_by, w.created_at, w.updated_at, m.role,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.team_id = w.team_id AND l.user_id = m.user_id) AS team_lead,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team
+FROM work_items w
+LEFT JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = $1
+WHERE w.id = $2
+FOR UPDATE OF w
 `
 
-func (q *Queries) GetTaskForUpdate(ctx context.Context, id uuid.UUID) (WorkItem, error) {
-	row := q.db.QueryRow(ctx, getTaskForUpdate, id)
-	var i WorkItem
+type GetTaskForUpdateWithStandingParams struct {
+	UserID uuid.UUID
+	ID     uuid.UUID
+}
+
+type GetTaskForUpdateWithStandingRow struct {
+	WorkItem      WorkItem
+	Role          *string
+	TeamLead      bool
+	LeadsSomeTeam bool
+}
+
+// A task, locked for a change, and what the user holds along its scope chain [team, org], as
+// GetStanding reads it (role NULL: not a member), in one round trip.
+func (q *Queries) GetTaskForUpdateWithStanding(ctx context.Context, arg GetTaskForUpdateWithStandingParams) (GetTaskForUpdateWithStandingRow, error) {
+	row := q.db.QueryRow(ctx, getTaskForUpdateWithStanding, arg.UserID, arg.ID)
+	var i GetTaskForUpdateWithStandingRow
 	err := row.Scan(
-		&i.ID,
-		&i.OrganizationID,
-		&i.TeamID,
-		&i.Type,
-		&i.Title,
-		&i.Description,
-		&i.Status,
-		&i.AssigneeUserID,
-		&i.AssigneeSeatID,
-		&i.ParentID,
-		&i.CreatedBy,
-		&i.CreatedAt,
-		&i.UpdatedAt,
+		&i.WorkItem.ID,
+		&i.WorkItem.OrganizationID,
+		&i.WorkItem.TeamID,
+		&i.WorkItem.Type,
+		&i.WorkItem.Title,
+		&i.WorkItem.Description,
+		&i.WorkItem.Status,
+		&i.WorkItem.AssigneeUserID,
+		&i.WorkItem.AssigneeSeatID,
+		&i.WorkItem.ParentID,
+		&i.WorkItem.CreatedBy,
+		&i.WorkItem.CreatedAt,
+		&i.WorkItem.UpdatedAt,
+		&i.Role,
+		&i.TeamLead,
+		&i.LeadsSomeTeam,
 	)
 	return i, err
 }

@@ -46,6 +46,47 @@ func (q *Queries) GetTeam(ctx context.Context, id uuid.UUID) (Team, error) {
 	return i, err
 }
 
+const getTeamWithStanding = `-- name: GetTeamWithStanding :one
+SELECT t.id, t.organization_id, t.product_id, t.name, t.created_at, m.role,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.team_id = t.id AND l.user_id = m.user_id) AS team_lead,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team
+FROM teams t
+LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = $1
+WHERE t.id = $2
+`
+
+type GetTeamWithStandingParams struct {
+	UserID uuid.UUID
+	ID     uuid.UUID
+}
+
+type GetTeamWithStandingRow struct {
+	Team          Team
+	Role          *string
+	TeamLead      bool
+	LeadsSomeTeam bool
+}
+
+// A team and what the user holds along its scope chain [team, org], as GetStanding reads it
+// (role NULL: not a member), in one round trip.
+func (q *Queries) GetTeamWithStanding(ctx context.Context, arg GetTeamWithStandingParams) (GetTeamWithStandingRow, error) {
+	row := q.db.QueryRow(ctx, getTeamWithStanding, arg.UserID, arg.ID)
+	var i GetTeamWithStandingRow
+	err := row.Scan(
+		&i.Team.ID,
+		&i.Team.OrganizationID,
+		&i.Team.ProductID,
+		&i.Team.Name,
+		&i.Team.CreatedAt,
+		&i.Role,
+		&i.TeamLead,
+		&i.LeadsSomeTeam,
+	)
+	return i, err
+}
+
 const insertTeam = `-- name: InsertTeam :exec
 INSERT INTO teams (id, organization_id, product_id, name, created_at)
 VALUES ($1, $2, $3, $4, $5)

@@ -6,9 +6,18 @@ VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10);
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at
 FROM work_items WHERE id = $1;
 
--- name: GetTaskForUpdate :one
-SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at
-FROM work_items WHERE id = $1 FOR UPDATE;
+-- name: GetTaskForUpdateWithStanding :one
+-- A task, locked for a change, and what the user holds along its scope chain [team, org], as
+-- GetStanding reads it (role NULL: not a member), in one round trip.
+SELECT sqlc.embed(w), m.role,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.team_id = w.team_id AND l.user_id = m.user_id) AS team_lead,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team
+FROM work_items w
+LEFT JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = sqlc.arg(user_id)
+WHERE w.id = sqlc.arg(id)
+FOR UPDATE OF w;
 
 -- name: ListBoardItems :many
 -- Every work item of a team in one query; the columns are formed in the application.

@@ -39,3 +39,15 @@ DELETE FROM team_leads WHERE team_id = $1 AND user_id = $2;
 
 -- name: ListTeamLeads :many
 SELECT team_id, user_id, assigned_at FROM team_leads WHERE team_id = $1 ORDER BY assigned_at, user_id;
+
+-- name: GetTeamWithStanding :one
+-- A team and what the user holds along its scope chain [team, org], as GetStanding reads it
+-- (role NULL: not a member), in one round trip.
+SELECT sqlc.embed(t), m.role,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.team_id = t.id AND l.user_id = m.user_id) AS team_lead,
+       EXISTS (SELECT 1 FROM team_leads l
+               WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team
+FROM teams t
+LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = sqlc.arg(user_id)
+WHERE t.id = sqlc.arg(id);

@@ -114,13 +114,23 @@ func (a *App) tenantOf(actor domain.Actor) uuid.UUID {
 // standing loads what actor holds along scope. A service with the admin scope holds Owner
 // everywhere (once the organization is known to exist); any other service token is refused.
 func (a *App) standing(ctx context.Context, s domain.Store, actor domain.Actor, scope domain.Scope) (domain.Standing, error) {
+	if !actor.IsUser() {
+		return callerStanding(actor, domain.Standing{})
+	}
+	return s.Standing(ctx, scope.OrganizationID, scope.TeamID, actor.UserID)
+}
+
+// callerStanding is what actor holds, given what its user holds as read together with the
+// record it acts on: the user's standing, Owner for a service with the admin scope, and a
+// refusal for any other service token.
+func callerStanding(actor domain.Actor, user domain.Standing) (domain.Standing, error) {
 	if err := actor.RequireKnown(); err != nil {
 		return domain.Standing{}, err
 	}
 	if !actor.IsUser() {
 		return domain.Standing{ServiceAdmin: true}, nil
 	}
-	return s.Standing(ctx, scope.OrganizationID, scope.TeamID, actor.UserID)
+	return user, nil
 }
 
 // authorize checks p for actor at scope; what names the record for the 404 an outsider gets.

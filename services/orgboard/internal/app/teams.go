@@ -61,14 +61,18 @@ func (a *App) ListTeams(ctx context.Context, actor domain.Actor, org, product *u
 	return s.ListTeamsOfUser(ctx, actor.UserID, product)
 }
 
-// team loads a team and checks p for the caller on it.
+// team loads a team and checks p for the caller on it; the team and the caller's standing are
+// read in one statement.
 func (a *App) team(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.Team, domain.Standing, error) {
-	t, err := s.GetTeam(ctx, id)
+	t, user, err := s.GetTeamWithStanding(ctx, id, actor.UserID)
 	if err != nil {
 		return domain.Team{}, domain.Standing{}, err
 	}
-	st, err := a.authorize(ctx, s, actor, t.Scope(), p, "team")
-	return t, st, err
+	st, err := callerStanding(actor, user)
+	if err != nil {
+		return t, st, err
+	}
+	return t, st, domain.Authorize(st, p, "team")
 }
 
 // GetTeam reads a team.

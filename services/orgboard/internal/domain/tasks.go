@@ -129,7 +129,9 @@ func NewBoard(team uuid.UUID, items []Task) Board {
 type TaskStore interface {
 	InsertTask(ctx context.Context, w Task) error
 	GetTask(ctx context.Context, id uuid.UUID) (Task, error)
-	GetTaskForUpdate(ctx context.Context, id uuid.UUID) (Task, error)
+	// GetTaskForUpdateWithStanding reads and locks a task, and reads what user holds along its
+	// scope chain (the zero Standing when user is not a member of its organization), together.
+	GetTaskForUpdateWithStanding(ctx context.Context, id, user uuid.UUID) (Task, Standing, error)
 	// ListBoardItems lists a team's items in display order.
 	ListBoardItems(ctx context.Context, team uuid.UUID) ([]Task, error)
 	SetTaskStatus(ctx context.Context, id uuid.UUID, status Status, at time.Time) error

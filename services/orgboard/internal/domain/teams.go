@@ -30,6 +30,9 @@ type TeamLead struct {
 type TeamStore interface {
 	InsertTeam(ctx context.Context, t Team) error
 	GetTeam(ctx context.Context, id uuid.UUID) (Team, error)
+	// GetTeamWithStanding reads a team and what user holds along its scope chain (the zero
+	// Standing when user is not a member of its organization) together.
+	GetTeamWithStanding(ctx context.Context, id, user uuid.UUID) (Team, Standing, error)
 	ListTeamsOfOrganization(ctx context.Context, org uuid.UUID, product *uuid.UUID) ([]Team, error)
 	ListTeamsOfUser(ctx context.Context, user uuid.UUID, product *uuid.UUID) ([]Team, error)
 	ListAllTeams(ctx context.Context, product *uuid.UUID) ([]Team, error)

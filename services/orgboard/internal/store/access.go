@@ -20,5 +20,13 @@ func (s *Store) Standing(ctx context.Context, org uuid.UUID, team *uuid.UUID, us
 	if err != nil {
 		return domain.Standing{}, err
 	}
-	return domain.Standing{OrgRole: domain.Role(row.Role), TeamLead: row.TeamLead, LeadsSomeTeam: row.LeadsSomeTeam}, nil
+	return standingOf(&row.Role, row.TeamLead, row.LeadsSomeTeam), nil
+}
+
+// standingOf is the Standing of a membership's role (nil: not a member) and Lead flags.
+func standingOf(role *string, teamLead, leadsSomeTeam bool) domain.Standing {
+	if role == nil {
+		return domain.Standing{}
+	}
+	return domain.Standing{OrgRole: domain.Role(*role), TeamLead: teamLead, LeadsSomeTeam: leadsSomeTeam}
 }

@@ -28,13 +28,14 @@ func (s *Store) GetTask(ctx context.Context, id uuid.UUID) (domain.Task, error) 
 	return task(r), nil
 }
 
-// GetTaskForUpdate loads and locks a task.
-func (s *Store) GetTaskForUpdate(ctx context.Context, id uuid.UUID) (domain.Task, error) {
-	r, err := s.q.GetTaskForUpdate(ctx, id)
+// GetTaskForUpdateWithStanding loads and locks a task, with what user holds along its scope
+// chain, in one statement.
+func (s *Store) GetTaskForUpdateWithStanding(ctx context.Context, id, user uuid.UUID) (domain.Task, domain.Standing, error) {
+	r, err := s.q.GetTaskForUpdateWithStanding(ctx, orgboarddb.GetTaskForUpdateWithStandingParams{ID: id, UserID: user})
 	if err != nil {
-		return domain.Task{}, translate(err, "task")
+		return domain.Task{}, domain.Standing{}, translate(err, "task")
 	}
-	return task(r), nil
+	return task(r.WorkItem), standingOf(r.Role, r.TeamLead, r.LeadsSomeTeam), nil
 }
 
 // ListBoardItems lists every task of a team by created_at then id, in one query.

@@ -26,6 +26,16 @@ func (s *Store) GetTeam(ctx context.Context, id uuid.UUID) (domain.Team, error) 
 	return team(r), nil
 }
 
+// GetTeamWithStanding loads a team, with what user holds along its scope chain, in one
+// statement.
+func (s *Store) GetTeamWithStanding(ctx context.Context, id, user uuid.UUID) (domain.Team, domain.Standing, error) {
+	r, err := s.q.GetTeamWithStanding(ctx, orgboarddb.GetTeamWithStandingParams{ID: id, UserID: user})
+	if err != nil {
+		return domain.Team{}, domain.Standing{}, translate(err, "team")
+	}
+	return team(r.Team), standingOf(r.Role, r.TeamLead, r.LeadsSomeTeam), nil
+}
+
 // ListTeamsOfOrganization lists an organization's teams, optionally of one product.
 func (s *Store) ListTeamsOfOrganization(ctx context.Context, org uuid.UUID, product *uuid.UUID) ([]domain.Team, error) {
 	rows, err := s.q.ListTeamsOfOrganization(ctx, orgboarddb.ListTeamsOfOrganizationParams{OrganizationID: org, ProductID: product})
