@@ -110,17 +110,19 @@ type Board struct {
 }
 
 // NewBoard puts items (already in display order) into the columns, always all four, in order.
+// The columns share one array: a board of hundreds of items is copied once, not regrown column
+// by column.
 func NewBoard(team uuid.UUID, items []Task) Board {
 	b := Board{TeamID: team, Columns: make([]BoardColumn, len(Columns))}
-	index := make(map[Status]int, len(Columns))
+	all := make([]Task, 0, len(items))
 	for i, s := range Columns {
-		b.Columns[i] = BoardColumn{Status: s, Items: []Task{}}
-		index[s] = i
-	}
-	for _, it := range items {
-		if i, ok := index[it.Status]; ok {
-			b.Columns[i].Items = append(b.Columns[i].Items, it)
+		start := len(all)
+		for _, it := range items {
+			if it.Status == s {
+				all = append(all, it)
+			}
 		}
+		b.Columns[i] = BoardColumn{Status: s, Items: all[start:len(all):len(all)]}
 	}
 	return b
 }
