@@ -76,9 +76,10 @@ kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 # The ceiling runs the statements the service runs per request, as captured from the server's
 # log (log_statement = all): the caller's blocks (every operation checks them first), then the
 # board's team with the caller's standing, and its items; a move's blocks, then its
-# transaction: lock the item with the caller's standing, update, audit insert and the outbox row
-# of its event (orgboard.task.moved.v1, an envelope of the same size). Not counted: the
-# forwarder's later work on that outbox row.
+# transaction: lock the item with the caller's standing, then in one pipeline (one round trip,
+# as the service sends them) update, audit insert and the outbox row of its event
+# (orgboard.task.moved.v1, an envelope of the same size). Not counted: the forwarder's later
+# work on that outbox row.
 payload=$(jq -cn --arg data "$(head -c 820 /dev/zero | tr '\0' A)" '{destination_topic: "orgboard.task.moved.v1",
   uuid: "01a20c2b-3124-77a7-ab0b-1e19a0f91eaf", payload: $data, metadata: {event_type: "orgboard.task.moved.v1",
   tenant_id: "6ecc34da-7c05-4a22-ae34-66d5336e56d8", traceparent: "00-644ba1bf4cd7ca8a2b21e32da9f1e084-bd51fa6c08baa1ef-01"}}')
@@ -95,9 +96,11 @@ cat >"$tmp/move.sql" <<SQL
 $blocks
 BEGIN;
 SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.status, w.assignee_user_id, w.assignee_seat_id, w.parent_id, w.created_by, w.created_at, w.updated_at, m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = w.team_id AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM work_items w LEFT JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = :member WHERE w.id = (SELECT id FROM bench_items WHERE n = :i) FOR UPDATE OF w;
+\\startpipeline
 UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
 INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
 INSERT INTO watermill_outbox (uuid, payload, metadata) VALUES (gen_random_uuid()::text, '$payload', '{}');
+\\endpipeline
 END;
 SQL
 

@@ -97,13 +97,16 @@ func (a *App) MoveTask(ctx context.Context, actor domain.Actor, id uuid.UUID, to
 		}
 		from := w.Status
 		w.Status, w.UpdatedAt = to, a.now()
-		if err := s.SetTaskStatus(ctx, w.ID, w.Status, w.UpdatedAt); err != nil {
-			return err
-		}
-		return a.audit(ctx, s, actor, domain.Record{
-			Action: domain.ActionTaskMoved, Scope: w.Scope(),
-			TargetType: domain.TargetTask, TargetID: w.ID,
-			Before: map[string]any{"status": from}, After: map[string]any{"status": to},
+		// The move, its audit entry and its event reach the database in one round trip.
+		return s.Pipeline(ctx, func(s domain.Store) error {
+			if err := s.SetTaskStatus(ctx, w.ID, w.Status, w.UpdatedAt); err != nil {
+				return err
+			}
+			return a.audit(ctx, s, actor, domain.Record{
+				Action: domain.ActionTaskMoved, Scope: w.Scope(),
+				TargetType: domain.TargetTask, TargetID: w.ID,
+				Before: map[string]any{"status": from}, After: map[string]any{"status": to},
+			})
 		})
 	})
 	return w, err

@@ -9,6 +9,11 @@ type Store interface {
 	// InTx runs fn with a Store bound to one transaction: committed when fn returns nil, rolled
 	// back otherwise.
 	InTx(ctx context.Context, fn func(Store) error) error
+	// Pipeline runs fn, inside a transaction, with a Store whose writes are queued and sent
+	// together in one round trip when fn returns: for the last writes of a change (the change,
+	// its audit entry, its event), whose outcome is their error alone. The first write that
+	// fails is Pipeline's error, untranslated; fn must not read through the Store it is given.
+	Pipeline(ctx context.Context, fn func(Store) error) error
 
 	AccessStore
 	AuditStore
