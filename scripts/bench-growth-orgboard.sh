@@ -41,7 +41,7 @@ cleanup() {
 trap cleanup EXIT
 
 # plan prints the board query's plan shape (its nodes, outermost first), the shared buffers of
-# its top node (hit + read) and its execution time, for team $1.
+# its top node (hit + read, and how many were read) and its execution time, for team $1.
 plan() {
   psql "$dburl" -XAtq -c "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON)
     SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id,
@@ -49,7 +49,7 @@ plan() {
     FROM work_items WHERE team_id = '$1' ORDER BY created_at, id" |
     jq -r '.[0] as $p | [$p.Plan | .. | objects | select(has("Node Type")) |
       .["Node Type"] + (if .["Index Name"] then " on " + .["Index Name"] else "" end)] | join(" > ") as $shape |
-      "\($shape) | \($p.Plan["Shared Hit Blocks"] + $p.Plan["Shared Read Blocks"]) | \($p["Execution Time"] * 100 | round / 100)"'
+      "\($shape) | \($p.Plan["Shared Hit Blocks"] + $p.Plan["Shared Read Blocks"]) (\($p.Plan["Shared Read Blocks"]) read) | \($p["Execution Time"] * 100 | round / 100)"'
 }
 
 echo "| work items in the organization (teams), seed s | board req/s | p50 ms | p99 ms | move req/s | p50 ms | p99 ms | board query plan | shared buffers | execution ms | load average start, end |"
