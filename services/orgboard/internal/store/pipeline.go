@@ -7,6 +7,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 
+	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
@@ -22,7 +23,7 @@ func (s *Store) Pipeline(ctx context.Context, fn func(domain.Store) error) error
 		return errPipelineOutsideTx
 	}
 	queued := &queuedWrites{Tx: s.tx}
-	if err := fn(&Store{pool: s.pool, q: queries(queued), tx: queued}); err != nil {
+	if err := fn(&Store{pool: s.pool, q: orgboarddb.New(queued), tx: queued}); err != nil {
 		return err
 	}
 	if queued.batch.Len() == 0 {

@@ -25,7 +25,7 @@ type Store struct {
 var _ domain.Store = (*Store)(nil)
 
 // New returns a Store on pool.
-func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: queries(pool)} }
+func New(pool *pgxpool.Pool) *Store { return &Store{pool: pool, q: orgboarddb.New(pool)} }
 
 // InTx runs fn with a Store bound to a new transaction; committed when fn returns nil. Inside a
 // transaction it runs fn in that same transaction.
@@ -39,7 +39,7 @@ func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
 }
 
 // in is the Store bound to tx.
-func (s *Store) in(tx pgx.Tx) *Store { return &Store{pool: s.pool, q: queries(tx), tx: tx} }
+func (s *Store) in(tx pgx.Tx) *Store { return &Store{pool: s.pool, q: orgboarddb.New(tx), tx: tx} }
 
 // constraints maps constraint names to the errors callers see.
 var constraints = map[string]error{
