@@ -25,6 +25,7 @@ import (
 	"github.com/videotpl/platform/pkg/bus/bustest"
 	"github.com/videotpl/platform/pkg/egress"
 	"github.com/videotpl/platform/pkg/httpx/httpxtest"
+	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 	"github.com/videotpl/platform/pkg/seal"
 	"github.com/videotpl/platform/services/orgboard/internal/app"
@@ -71,7 +72,13 @@ func TestMain(m *testing.M) {
 // startSuite starts the shared service: real adapters, tool servers and model connections
 // allowed on loopback (where the tests' stand-ins listen), the builtin profiles seeded.
 func startSuite(tb testing.TB) {
-	pool, _ := pgtest.NewDB(tb, migrations.Sets()...)
+	_, url := pgtest.NewDB(tb, migrations.Sets()...)
+	// A pool opened as serve opens its own (binary uuids), so the tests run what it runs.
+	pool, err := pgxdb.Open(context.Background(), url, pgxdb.BinaryUUIDs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(pool.Close)
 	suite.pool = pool
 	suite.logs, suite.responses = &lockedBuffer{}, &lockedBuffer{}
 	log := slog.New(slog.NewJSONHandler(suite.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
