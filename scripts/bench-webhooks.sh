@@ -95,13 +95,4 @@ SECTION="$WORK/section.md"
 } >"$SECTION"
 cat "$SECTION"
 
-python3 - "$SECTION" <<'PY'
-import re, sys
-section = open(sys.argv[1]).read()
-path = "BENCHMARKS.md"
-text = open(path).read()
-pattern = re.compile(r"^## webhooks\n.*?(?=^## |\Z)", re.S | re.M)
-text = pattern.sub(lambda _: section, text, count=1) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
-open(path, "w").write(text)
-PY
-log "figures written to the webhooks section of BENCHMARKS.md"
+bench_section webhooks "$SECTION"

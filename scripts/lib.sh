@@ -130,3 +130,17 @@ start_versitygw() {
   export S3_ENDPOINT="http://127.0.0.1:$port" S3_ACCESS_KEY=$MINIO_ROOT_USER S3_SECRET_KEY=$MINIO_ROOT_PASSWORD S3_REGION=us-east-1
 }
 
+# bench_section NAME FILE: replaces the "## NAME" section of BENCHMARKS.md with FILE (a section
+# that starts with that heading), or appends it when there is none.
+bench_section() {
+  python3 - "$1" "$2" <<'PY'
+import re, sys
+name, section = sys.argv[1], open(sys.argv[2]).read()
+path = "BENCHMARKS.md"
+text = open(path).read()
+pattern = re.compile(r"^## " + re.escape(name) + r"\n.*?(?=^## |\Z)", re.S | re.M)
+text = pattern.sub(lambda _: section, text, count=1) if pattern.search(text) else text.rstrip("\n") + "\n\n" + section
+open(path, "w").write(text)
+PY
+  log "figures written to the $1 section of BENCHMARKS.md"
+}
