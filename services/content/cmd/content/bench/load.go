@@ -4,9 +4,7 @@ package bench
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"slices"
 	"sync"
@@ -37,32 +35,26 @@ func summarize(lat []time.Duration, errors int64, elapsed time.Duration) Result 
 	return r
 }
 
-// Load sends GET url with the bearer token from concurrency workers: first for warmup (not
-// counted), then for duration. A response other than 200 counts as an error.
+// Load sends GET url with the bearer token from concurrency workers, each on a connection of
+// its own: first for warmup (not counted), then for duration. A response other than 200
+// counts as an error.
 func Load(ctx context.Context, url, token string, concurrency int, warmup, duration time.Duration) (Result, error) {
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: concurrency, MaxIdleConnsPerHost: concurrency,
-		DisableCompression: true}, Timeout: 30 * time.Second}
-	defer client.CloseIdleConnections()
-	do := func(ctx context.Context) error {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
-		if err != nil {
-			return err
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		resp, err := client.Do(req)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		if err == nil && resp.StatusCode != http.StatusOK {
-			err = fmt.Errorf("status %d", resp.StatusCode)
+	const timeout = 30 * time.Second
+	first, err := newClient(url, token, timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	do := func(c *client) error {
+		status, err := c.do()
+		if err == nil && status != http.StatusOK {
+			err = fmt.Errorf("status %d", status)
 		}
 		return err
 	}
-	if err := do(ctx); err != nil {
+	if err := do(first); err != nil {
 		return Result{}, fmt.Errorf("first request to %s: %w", url, err)
 	}
+	first.close()
 	run := func(d time.Duration, record bool) ([]time.Duration, int64, time.Duration) {
 		deadline := time.Now().Add(d)
 		var (
@@ -76,14 +68,14 @@ func Load(ctx context.Context, url, token string, concurrency int, warmup, durat
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				c, _ := newClient(url, token, timeout) // url parsed above
+				defer c.close()
 				lat := make([]time.Duration, 0, 4096)
 				var bad int64
 				for time.Now().Before(deadline) && ctx.Err() == nil {
 					t0 := time.Now()
-					if err := do(ctx); err != nil {
-						if !errors.Is(err, context.Canceled) {
-							bad++
-						}
+					if err := do(c); err != nil {
+						bad++
 						continue
 					}
 					if record {
