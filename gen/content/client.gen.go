@@ -833,6 +833,10 @@ type ClientInterface interface {
 	// project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 	// `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
 	// Without `sort` the order is `newest`.
+	// `meta.total` counts the matching templates exactly up to 1,000. When 1,000 or more
+	// match, it is 1,000 (or the position of the page's last template, if that is further):
+	// counting every match would make each page as slow as the whole result. `meta.has_more`
+	// always tells whether another page follows.
 	//
 	// Corresponds with GET /templates (the `ListTemplates` operationId).
 	ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -2352,6 +2356,10 @@ func (c *Client) ListTags(ctx context.Context, reqEditors ...RequestEditorFn) (*
 // project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 // `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
 // Without `sort` the order is `newest`.
+// `meta.total` counts the matching templates exactly up to 1,000. When 1,000 or more
+// match, it is 1,000 (or the position of the page's last template, if that is further):
+// counting every match would make each page as slow as the whole result. `meta.has_more`
+// always tells whether another page follows.
 //
 // Corresponds with GET /templates (the `ListTemplates` operationId).
 func (c *Client) ListTemplates(ctx context.Context, params *ListTemplatesParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -5916,6 +5924,10 @@ type ClientWithResponsesInterface interface {
 	// project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 	// `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
 	// Without `sort` the order is `newest`.
+	// `meta.total` counts the matching templates exactly up to 1,000. When 1,000 or more
+	// match, it is 1,000 (or the position of the page's last template, if that is further):
+	// counting every match would make each page as slow as the whole result. `meta.has_more`
+	// always tells whether another page follows.
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -11415,6 +11427,10 @@ func (c *ClientWithResponses) ListTagsWithResponse(ctx context.Context, reqEdito
 // project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
 // `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
 // Without `sort` the order is `newest`.
+// `meta.total` counts the matching templates exactly up to 1,000. When 1,000 or more
+// match, it is 1,000 (or the position of the page's last template, if that is further):
+// counting every match would make each page as slow as the whole result. `meta.has_more`
+// always tells whether another page follows.
 //
 // Returns a wrapper object for the known response body format(s).
 //

@@ -20,6 +20,10 @@ export interface paths {
          *     project of that aspect; sorts: `newest` = created desc, `popular` = use_count desc,
          *     `rate` = rate_avg desc then rate_count desc, `az` = name asc; ties are broken by id.
          *     Without `sort` the order is `newest`.
+         *     `meta.total` counts the matching templates exactly up to 1,000. When 1,000 or more
+         *     match, it is 1,000 (or the position of the page's last template, if that is further):
+         *     counting every match would make each page as slow as the whole result. `meta.has_more`
+         *     always tells whether another page follows.
          */
         get: operations["listTemplates"];
         put?: never;

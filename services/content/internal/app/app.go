@@ -37,6 +37,9 @@ type Config struct {
 	// DefaultTenantID is the tenant_id of events caused by a caller without a tenant (a
 	// service token bound to none): the envelope requires one.
 	DefaultTenantID uuid.UUID
+	// SearchCountUpTo bounds the count behind the catalog search's total; zero means
+	// domain.MaxCountedTotal.
+	SearchCountUpTo int
 }
 
 // App runs the content service's use cases.

@@ -9,18 +9,23 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// ListTemplates searches the catalog; admins also see unpublished templates.
+// ListTemplates searches the catalog; admins also see unpublished templates. The total counts
+// the matches up to SearchCountUpTo.
 func (a *App) ListTemplates(ctx context.Context, actor domain.Actor, q domain.TemplateQuery) ([]domain.TemplateCard, domain.PageMeta, error) {
 	q.IncludeUnpublished = actor.Admin
 	q.TagIDs = domain.Distinct(q.TagIDs)
 	if q.Sort == "" {
 		q.Sort = domain.SortNewest
 	}
-	cards, total, err := a.store.ListTemplates(ctx, q)
+	q.CountUpTo = a.cfg.SearchCountUpTo
+	if q.CountUpTo <= 0 {
+		q.CountUpTo = domain.MaxCountedTotal
+	}
+	page, err := a.store.ListTemplates(ctx, q)
 	if err != nil {
 		return nil, domain.PageMeta{}, err
 	}
-	return cards, q.Page.Meta(total), nil
+	return page.Cards, q.Page.MetaOf(page.Total, page.More), nil
 }
 
 // visibleContainer reads a container the actor may see.

@@ -38,3 +38,9 @@ type PageMeta struct {
 func (p PageRequest) Meta(total int) PageMeta {
 	return PageMeta{Page: p.Number, PageSize: p.Size, Total: total, HasMore: p.Offset()+p.Size < total}
 }
+
+// MetaOf describes the page p of a list whose total may be counted only up to a bound: more
+// tells whether an item follows the page.
+func (p PageRequest) MetaOf(total int, more bool) PageMeta {
+	return PageMeta{Page: p.Number, PageSize: p.Size, Total: total, HasMore: more}
+}

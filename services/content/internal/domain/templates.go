@@ -29,6 +29,21 @@ type TemplateQuery struct {
 	Page       PageRequest
 	// IncludeUnpublished is set for admins.
 	IncludeUnpublished bool
+	// CountUpTo bounds the count behind the page's total (see MaxCountedTotal).
+	CountUpTo int
+}
+
+// MaxCountedTotal is where the catalog search stops counting its matches: a total at or above
+// it is reported as MaxCountedTotal. Counting every match would make each page cost as much as
+// the whole result, however large the catalog; has_more still tells whether a page follows.
+const MaxCountedTotal = 1000
+
+// TemplatePage is a page of the catalog search: its cards, the number of matches counted up
+// to the query's CountUpTo, and whether another card follows the page.
+type TemplatePage struct {
+	Cards []TemplateCard
+	Total int
+	More  bool
 }
 
 // TemplateCard is a container as shown in catalog lists.
@@ -61,7 +76,7 @@ const DefaultRelatedLimit = 8
 
 // TemplateStore reads the catalog.
 type TemplateStore interface {
-	ListTemplates(ctx context.Context, q TemplateQuery) (cards []TemplateCard, total int, err error)
+	ListTemplates(ctx context.Context, q TemplateQuery) (TemplatePage, error)
 	ListRelatedTemplates(ctx context.Context, id uuid.UUID, includeUnpublished bool, limit int) ([]TemplateCard, error)
 	ContainerLinks(ctx context.Context, id uuid.UUID) ([]Category, []Tag, error)
 	ListContainerProjects(ctx context.Context, id uuid.UUID, includeUnpublished bool) ([]ProjectSummary, error)

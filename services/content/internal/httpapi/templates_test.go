@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/gen/content"
+	"github.com/videotpl/platform/services/content/internal/app"
 	"github.com/videotpl/platform/services/content/internal/store/seed"
 )
 
@@ -176,6 +177,37 @@ func TestTemplateDetailByIDOrSlug(t *testing.T) {
 		r, err = ev.c.ListTemplateProjectsWithResponse(ctx(t), draft, ev.user)
 		want(t, r, err, 404)
 	})
+}
+
+func TestTemplateSearchCountsTheTotalUpToABoundAndHasMoreTellsTheRest(t *testing.T) {
+	ev := newEnv(t, withConfig(func(c *app.Config) { c.SearchCountUpTo = 2 }))
+	tag := ev.tag("counted")
+	for _, slug := range []string{"counted-a", "counted-b", "counted-c"} {
+		ev.container(containerSpec{slug: slug, name: "Counted " + slug, tags: []uuid.UUID{tag}, publish: true})
+	}
+	az := content.ListTemplatesParamsSortAz
+	for _, tc := range []struct {
+		name       string
+		page, size int
+		slugs      []string
+		total      int
+		more       bool
+	}{
+		{"the first page: the count stops at its bound, and more follow", 1, 1, []string{"counted-a"}, 2, true},
+		{"a page past the bound: the total is where the page ends", 3, 1, []string{"counted-c"}, 3, false},
+		{"a page holding every match: the total is what it holds", 1, 5, []string{"counted-a", "counted-b", "counted-c"}, 3, false},
+		{"a page past the end: the counted total, nothing more", 4, 1, []string{}, 2, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r, err := ev.c.ListTemplatesWithResponse(ctx(t), &content.ListTemplatesParams{TagIds: &[]uuid.UUID{tag},
+				Sort: &az, Page: ptr(tc.page), PageSize: ptr(tc.size)}, ev.user)
+			want(t, r, err, 200)
+			m := r.JSON200.Meta
+			if got := slugsOf(r.JSON200.Data); !slices.Equal(got, tc.slugs) || m.Total != tc.total || m.HasMore != tc.more {
+				t.Errorf("slugs %v, total %d, has_more %v; want %v, %d, %v", got, m.Total, m.HasMore, tc.slugs, tc.total, tc.more)
+			}
+		})
+	}
 }
 
 func TestRelatedTemplatesRankBySharedCategoriesAndTags(t *testing.T) {

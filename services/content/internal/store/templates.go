@@ -59,10 +59,10 @@ var templateOrders = map[domain.TemplateSort]string{
 // templateSearchSQL composes the catalog search for q: only the filters q carries appear, so
 // each combination is its own prepared statement with a plan for exactly those filters (a
 // catch-all "($1 IS NULL OR ...)" statement would get one generic plan for all of them). One
-// statement returns the page and the exact total: the page and the count are planned apart
-// (the count must see every match; the page may stop at its limit), and the aspects are read
-// for the page's rows only. It is exported so that the benchmark runs the very same SQL
-// through pgbench.
+// statement returns the page (and one card more, which tells whether a page follows) and the
+// total counted up to q.CountUpTo: the page and the count are planned apart, each stopping at
+// its own limit, and the aspects are read for the page's rows only. It is exported so that the
+// benchmark runs the very same SQL through pgbench.
 func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 	var (
 		where strings.Builder
@@ -101,7 +101,9 @@ func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 	if !ok {
 		order = templateOrders[domain.SortNewest]
 	}
-	limit, offset := arg(int64(q.Page.Size)), arg(int64(q.Page.Offset()))
+	// One card more than the page tells whether another page follows.
+	limit, offset := arg(int64(q.Page.Size+1)), arg(int64(q.Page.Offset()))
+	upTo := arg(int64(max(q.CountUpTo, 1)))
 	filter := where.String()
 	return `WITH page AS (
   SELECT c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup,
@@ -113,7 +115,8 @@ func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 )
 SELECT id, slug, name, image, demo, mini_demo, is_premium, is_mockup, primary_mode, rate_avg,
        rate_count, use_count,
-       (SELECT count(*) FROM containers c WHERE ` + filter + `) AS total,
+       (SELECT count(*) FROM (SELECT 1 FROM containers c WHERE ` + filter + `
+                              LIMIT ` + upTo + `) counted) AS total,
        ARRAY(SELECT DISTINCT p.aspect FROM projects p
              WHERE p.container_id = page.id AND p.aspect <> ''` + projectVisible + `
              ORDER BY p.aspect) AS available_aspects
@@ -122,14 +125,14 @@ ORDER BY ` + order, args
 }
 
 // ListTemplates runs the catalog search.
-func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) ([]domain.TemplateCard, int, error) {
+func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) (domain.TemplatePage, error) {
 	sql, args := templateSearchSQL(q)
 	rows, err := s.db.Query(ctx, sql, args...)
 	if err != nil {
-		return nil, 0, err
+		return domain.TemplatePage{}, err
 	}
 	defer rows.Close()
-	cards := make([]domain.TemplateCard, 0, q.Page.Size)
+	page := domain.TemplatePage{Cards: make([]domain.TemplateCard, 0, q.Page.Size+1)}
 	var total int64
 	for rows.Next() {
 		var c domain.TemplateCard
@@ -137,25 +140,30 @@ func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) ([]do
 		if err := rows.Scan(&c.ContainerID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo,
 			&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total,
 			&c.AvailableAspects); err != nil {
-			return nil, 0, err
+			return domain.TemplatePage{}, err
 		}
 		c.RateCount = int(rateCount)
-		cards = append(cards, c)
+		page.Cards = append(page.Cards, c)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, err
+		return domain.TemplatePage{}, err
 	}
-	if len(cards) == 0 && q.Page.Offset() > 0 {
+	if len(page.Cards) > q.Page.Size {
+		page.Cards, page.More = page.Cards[:q.Page.Size], true
+	}
+	// Past the bound of the count, the total is at least what the page has reached.
+	page.Total = max(int(total), q.Page.Offset()+len(page.Cards))
+	if len(page.Cards) == 0 && q.Page.Offset() > 0 {
 		// A page past the end carries no row to read the total from: count on its own.
 		count := q
 		count.Page = domain.PageRequest{Number: 1, Size: 1}
-		_, n, err := s.ListTemplates(ctx, count)
+		first, err := s.ListTemplates(ctx, count)
 		if err != nil {
-			return nil, 0, err
+			return domain.TemplatePage{}, err
 		}
-		return cards, n, nil
+		page.Total = first.Total
 	}
-	return cards, int(total), nil
+	return page, nil
 }
 
 // ListRelatedTemplates ranks the templates sharing categories or tags with id.
