@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,6 +29,8 @@ type benchReport struct {
 	Service  bench.Result `json:"service"`
 	PGBench  bench.Result `json:"pgbench"`
 	Ratio    float64      `json:"ratio"`
+	// Plans are the request's statements under EXPLAIN (ANALYZE, BUFFERS), with --explain.
+	Plans []bench.Plan `json:"plans,omitempty"`
 }
 
 // benchCommand loads one scenario of the running service (a second process on loopback) and runs the
@@ -42,6 +45,7 @@ func benchCommand(ctx context.Context, args []string) error {
 	q := fs.String("q", "wedding", "search text of the templates scenario")
 	tag := fs.String("tag", "", "tag id of the templates scenario")
 	project := fs.String("project", "", "project id of the full scenario")
+	explain := fs.Bool("explain", false, "also report each statement's plan and buffers (EXPLAIN ANALYZE, BUFFERS)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -115,12 +119,38 @@ func benchCommand(ctx context.Context, args []string) error {
 		return err
 	}
 	r := benchReport{Scenario: *scenario, Service: svc, PGBench: pg}
+	if *explain {
+		if r.Plans, err = explainAll(ctx, pool, rec.Statements); err != nil {
+			return err
+		}
+	}
 	if pg.RPS > 0 {
 		r.Ratio = svc.RPS / pg.RPS
 	}
 	fmt.Fprintf(os.Stderr, "%-10s service %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  errors %d\n", *scenario, svc.RPS, ms(svc.P50), ms(svc.P99), svc.Errors)
 	fmt.Fprintf(os.Stderr, "%-10s pgbench %8.0f tx/s   p50 %7.2f ms  p99 %7.2f ms  ratio %.2f\n", *scenario, pg.RPS, ms(pg.P50), ms(pg.P99), r.Ratio)
 	return json.NewEncoder(os.Stdout).Encode(r)
+}
+
+// explainAll explains every statement of the request but its BEGIN and COMMIT.
+func explainAll(ctx context.Context, pool *pgxpool.Pool, statements []bench.Statement) ([]bench.Plan, error) {
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer conn.Release()
+	var plans []bench.Plan
+	for _, st := range statements {
+		if verb, _, _ := strings.Cut(strings.ToUpper(strings.TrimSpace(st.SQL)), " "); verb == "BEGIN" || verb == "COMMIT" {
+			continue
+		}
+		p, err := bench.Explain(ctx, conn.Conn(), st)
+		if err != nil {
+			return nil, err
+		}
+		plans = append(plans, p)
+	}
+	return plans, nil
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
