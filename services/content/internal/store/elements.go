@@ -189,8 +189,9 @@ func (s *Store) DeleteColor(ctx context.Context, id uuid.UUID) error {
 func colorPresetsFrom(rows []contentdb.SceneColorPreset) ([]domain.ColorPreset, error) {
 	out := make([]domain.ColorPreset, len(rows))
 	for i, r := range rows {
-		p := domain.ColorPreset{ID: r.ID, SceneID: r.SceneID, Name: r.Name, Sort: int(r.Sort), Items: []domain.ColorPresetItem{}}
-		if err := decode(r.Items, &p.Items); err != nil {
+		p := domain.ColorPreset{ID: r.ID, SceneID: r.SceneID, Name: r.Name, Sort: int(r.Sort)}
+		var err error
+		if p.Items, err = decodeColorPresetItems(r.Items); err != nil {
 			return nil, err
 		}
 		out[i] = p
@@ -210,8 +211,9 @@ func sceneControllersFrom(rows []contentdb.SceneCharacterController) ([]domain.S
 	out := make([]domain.SceneCharacterController, len(rows))
 	for i, r := range rows {
 		c := domain.SceneCharacterController{ID: r.ID, CharacterID: r.CharacterID, Name: r.Name, Key: r.Key,
-			DefaultValue: r.DefaultValue, Options: []domain.ControllerOption{}}
-		if err := decode(r.Options, &c.Options); err != nil {
+			DefaultValue: r.DefaultValue}
+		var err error
+		if c.Options, err = decodeControllerOptions(r.Options); err != nil {
 			return nil, err
 		}
 		out[i] = c
