@@ -178,7 +178,7 @@ var swaggerSpec = []string{
 	"TBpgUya8gM61EUoW2kuqeTAVYIgSMxx8iW2s/eFkrcProy68o6O/PvKiP5pAr4kCjtj46obpuFRp3CuB",
 	"dKdzFnNoY/XKHNIjqmbpC9/muyWMxId0CJ5Q0O9nME4EysRYx5ZkuJwjLb2M8vZIc3aF6hwppWYmUlI1",
 	"3PDBBMdvYM7+pTRc0/lAhqaWw2u8onBKPMbt5/KyyA0Dw+KVU7A646jiMhIDkQjE5OO3kHBmLBhxC3Ml",
-	"7cx4sDq8Psb2YsFLRcF5iRhzaagQA1nvzrVKteCWQiqabXWH4dMiPLn1fMlS9/T8VStq+S23TltH3aNu",
+	"7cx4sDq8Psb2YsFLRcF5iRhzaagQA1nvzrVKteCWQiqabXWH4dMiPLn1fMlS9/T8VStq+S23TltH3eNu",
 	"j6qPcclS0Tptfdftdb/DcGQ7Q2PzIZqz3L+mvKaY+PDPIRjO9HjGDYm1EYm0g9J73mCHi+lCqXGuV78G",
 	"mPzlPgj+kbO+XFIncRmej1c+czpVyoxxWk4u4AVB11CMShSk3L486vXoqPNrfRW3TltONH2GOy2FYpvW",
 	"6R8rPmTcLKhrJBzFfqFpv62oJdyHSFYLq+yfwezLtgpLrnfrFCs9RD/hlu9diL9468N7LLdLZX/cGo57",

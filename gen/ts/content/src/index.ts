@@ -17,7 +17,7 @@ export type { components, operations, paths };
 export type Schemas = components["schemas"];
 
 /** The version of the API this package was generated from (info.version). */
-export const apiVersion = "1.1.0";
+export const apiVersion = "1.2.0";
 
 /** The spec's default server (local development); pass baseUrl for any other deployment. */
 export const defaultBaseUrl = "http://localhost:8081/v1";
