@@ -67,7 +67,7 @@ SELECT k,
        pg_temp.id('tenant-' || (k % :tenants)) AS tenant_id,
        pg_temp.id('user-' || (k % 5000)) AS user_id,
        CASE (k / :tenants) % 20 WHEN 0 THEN 'failed' WHEN 1 THEN 'cancelled' ELSE 'completed' END AS state,
-       date_trunc('second', now()) - ((k * 7919) % 31536000) * interval '1 second' AS t
+       date_trunc('second', now()) - ((k::bigint * 7919) % 31536000) * interval '1 second' AS t
 FROM generate_series(:lo + 1, :hi) AS k;
 
 INSERT INTO render_jobs (job_id, tenant_id, user_id, state, state_rank, step, progress, saved_project_id,
