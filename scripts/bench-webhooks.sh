@@ -24,16 +24,7 @@ SUFFIX=bench-webhooks-$$
 PORT=$(free_port 18084)
 WORK=$(mktemp -d)
 
-export DATABASE_URL="postgres://postgres@${PG_HOST}:${PG_PORT}/${DB}?sslmode=disable"
-export AMQP_URL=${AMQP_URL:-amqp://guest:guest@127.0.0.1:${AMQP_PORT}/}
-export BUS_SERVICE="renderevents-${SUFFIX}"
-export EVENTS_EXCHANGE="events-${SUFFIX}"
-export PROGRESS_EXCHANGE="render.progress-${SUFFIX}"
-export DEAD_LETTER_EXCHANGE="dead-letter-${SUFFIX}"
-export JWT_HS256_SECRET="bench-secret-bench-secret-bench-secret!"
-export HTTP_ADDR="127.0.0.1:${PORT}" METRICS_ADDR=127.0.0.1:0
-export LOG_LEVEL=warn
-export SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
+renderevents_bench_env "$DB" "$SUFFIX" "$PORT"
 export OUTBOUND_ALLOW_CIDRS=127.0.0.0/8 # the receivers are on loopback
 export WEBHOOK_WORKERS=${WEBHOOK_WORKERS:-8}
 

@@ -144,3 +144,17 @@ open(path, "w").write(text)
 PY
   log "figures written to the $1 section of BENCHMARKS.md"
 }
+
+# renderevents_bench_env DB SUFFIX PORT: the environment of a renderevents benchmark: database DB,
+# exchanges and queues of its own (named with SUFFIX, so that nothing else consumes them), the
+# API on 127.0.0.1:PORT, and throwaway secrets.
+renderevents_bench_env() {
+  export DATABASE_URL="postgres://postgres@${PG_HOST}:${PG_PORT}/$1?sslmode=disable"
+  export AMQP_URL=${AMQP_URL:-amqp://guest:guest@127.0.0.1:${AMQP_PORT}/}
+  export BUS_SERVICE="renderevents-$2" EVENTS_EXCHANGE="events-$2" PROGRESS_EXCHANGE="render.progress-$2" \
+    DEAD_LETTER_EXCHANGE="dead-letter-$2"
+  export JWT_HS256_SECRET="bench-secret-bench-secret-bench-secret!"
+  export HTTP_ADDR="127.0.0.1:$3" METRICS_ADDR=127.0.0.1:0 LOG_LEVEL=warn
+  SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
+  export SEAL_KEYS
+}
