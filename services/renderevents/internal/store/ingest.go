@@ -70,7 +70,7 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 				delete(isNew, ev.ID) // a duplicate within the batch counts once
 			}
 		}
-		w := &deferredWrites{tx: tx}
+		w := pgxdb.Defer(tx)
 		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}, fresh); err != nil {
 			return err
 		}
@@ -82,7 +82,7 @@ func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Even
 func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 	fn func(ctx context.Context, tx domain.IngestTx) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, ev.ID, func(ctx context.Context, tx pgx.Tx) error {
-		w := &deferredWrites{tx: tx}
+		w := pgxdb.Defer(tx)
 		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}); err != nil {
 			return err
 		}
@@ -90,11 +90,11 @@ func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 	})
 }
 
-// ingestTx is a batch's transaction; its writes are deferred (deferredWrites) and sent
+// ingestTx is a batch's transaction; its writes are deferred (pgxdb.Deferred) and sent
 // together before the next read and at the end.
 type ingestTx struct {
 	q *db.Queries
-	w *deferredWrites
+	w *pgxdb.Deferred
 }
 
 func (t *ingestTx) LockJobs(ctx context.Context, refs []domain.JobRef) (map[uuid.UUID]*domain.Job, error) {
