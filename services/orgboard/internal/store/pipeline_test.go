@@ -52,14 +52,20 @@ func TestAPipelineCommitsItsWritesTogetherOrNone(t *testing.T) {
 		t.Fatalf("a failing write must fail the pipeline and roll back the others: err %v, c written %v", err, exists(c))
 	}
 
+	d := org("d")
+	var read domain.Organization
 	err = s.InTx(ctx, func(tx domain.Store) error {
 		return tx.Pipeline(ctx, func(p domain.Store) error {
-			_, err := p.GetOrganization(ctx, a.ID)
+			if err := p.InsertOrganization(ctx, d); err != nil {
+				return err
+			}
+			var err error
+			read, err = p.GetOrganization(ctx, d.ID)
 			return err
 		})
 	})
-	if err == nil {
-		t.Error("a read inside a pipeline must be refused")
+	if err != nil || read.ID != d.ID || read.Name != "d" {
+		t.Errorf("a read inside a pipeline must see the writes queued before it: got %+v, err %v", read, err)
 	}
 	if err := s.Pipeline(ctx, func(domain.Store) error { return nil }); err == nil {
 		t.Error("a pipeline outside a transaction must be refused")
