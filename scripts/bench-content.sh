@@ -3,7 +3,8 @@
 # project of 40 scenes x 25 elements, starts bin/content serve on loopback, and loads
 #   GET /v1/templates?q=wedding&tag_ids=<tag>&sort=popular   and   GET /v1/projects/<id>/full
 # from a second process (bin/content bench) at concurrency 32; each run is set beside the same
-# SQL run by pgbench (-M prepared, same concurrency and duration) as the ceiling.
+# SQL run by pgbench (sent as the service sends it: -M prepared, or -M extended for a statement the
+# service plans at every execution; same concurrency and duration) as the ceiling.
 # Knobs: BENCH_DB (content_bench), BENCH_TEMPLATES (10000), BENCH_DURATION (20s),
 # BENCH_CONCURRENCY (32), BENCH_DB_CONNS (service pool size, 32).
 set -euo pipefail

@@ -114,7 +114,7 @@ func benchCommand(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	pg, err := bench.PGBench(ctx, c.DatabaseURL, script, defines, *concurrency, *warmup, *duration)
+	pg, err := bench.PGBench(ctx, c.DatabaseURL, script, defines, bench.Protocol(rec.Statements), *concurrency, *warmup, *duration)
 	if err != nil {
 		return err
 	}

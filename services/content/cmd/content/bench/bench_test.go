@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 )
 
 func TestScriptTurnsStatementsIntoOnePGBenchTransaction(t *testing.T) {
@@ -58,5 +59,22 @@ func TestStatementsTheServiceBatchedArePipelinedByPGBenchToo(t *testing.T) {
 	want := "BEGIN;\n\\startpipeline\nSELECT 1;\nSELECT 2;\n\\endpipeline\nCOMMIT;\n"
 	if script != want {
 		t.Fatalf("script:\n%s\nwant:\n%s", script, want)
+	}
+}
+
+func TestAStatementSentUnnamedIsRunByPGBenchWithTheExtendedProtocol(t *testing.T) {
+	prepared := statementOf("SELECT $1", []any{"a"}, 0)
+	unnamed := statementOf("SELECT $1", []any{pgx.QueryExecModeCacheDescribe, "a"}, 0)
+	if prepared.Unprepared || !unnamed.Unprepared || len(unnamed.Args) != 1 || unnamed.Args[0] != "a" {
+		t.Fatalf("prepared %+v, unnamed %+v", prepared, unnamed)
+	}
+	if got := Protocol([]Statement{unnamed}); got != "extended" {
+		t.Errorf("unnamed statements: %s", got)
+	}
+	if got := Protocol([]Statement{unnamed, prepared}); got != "prepared" {
+		t.Errorf("a prepared statement among them: %s", got)
+	}
+	if _, defines, err := Script([]Statement{unnamed}); err != nil || len(defines) != 1 || defines[0] != "s0_1=a" {
+		t.Errorf("defines %q, %v", defines, err)
 	}
 }

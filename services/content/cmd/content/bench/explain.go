@@ -38,10 +38,24 @@ type planNode struct {
 	Plans      []planNode `json:"Plans"`
 }
 
-// Explain runs st under EXPLAIN (ANALYZE, BUFFERS) on conn.
+// explained names the prepared statement Explain runs.
+const explained = "bench_explained"
+
+// Explain runs st under EXPLAIN (ANALYZE, BUFFERS) on conn, with the plan the service runs: an
+// unprepared statement is planned for its arguments, a prepared one as PostgreSQL plans it from
+// its sixth execution on, when it may keep a generic plan for any arguments.
 func Explain(ctx context.Context, conn *pgx.Conn, st Statement) (Plan, error) {
+	sql, args := "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+st.SQL, st.Args
+	if !st.Unprepared {
+		execute, err := settledExecute(ctx, conn, st)
+		if err != nil {
+			return Plan{}, fmt.Errorf("explain: %w", err)
+		}
+		defer conn.Deallocate(ctx, explained) //nolint:errcheck // the connection is the benchmark's own
+		sql, args = "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+execute, nil
+	}
 	var raw []byte
-	if err := conn.QueryRow(ctx, "EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) "+st.SQL, st.Args...).Scan(&raw); err != nil {
+	if err := conn.QueryRow(ctx, sql, args...).Scan(&raw); err != nil {
 		return Plan{}, fmt.Errorf("explain: %w", err)
 	}
 	var out []struct {
@@ -105,4 +119,41 @@ func shape(b *strings.Builder, n planNode, keep func(planNode) bool) {
 	if len(kids) > 1 {
 		b.WriteString(")")
 	}
+}
+
+// settledExecute prepares st under the name explained, runs it five times (PostgreSQL plans the
+// first five executions for their arguments, then compares with a generic plan) and returns the
+// EXECUTE of it with st's arguments as literals.
+func settledExecute(ctx context.Context, conn *pgx.Conn, st Statement) (string, error) {
+	if _, err := conn.Prepare(ctx, explained, st.SQL); err != nil {
+		return "", err
+	}
+	for range 5 {
+		rows, err := conn.Query(ctx, explained, st.Args...)
+		if err != nil {
+			return "", err
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return "", err
+		}
+	}
+	var b strings.Builder
+	b.WriteString("EXECUTE " + explained)
+	for i, a := range st.Args {
+		v, err := literal(a)
+		if err != nil {
+			return "", fmt.Errorf("argument %d: %w", i+1, err)
+		}
+		if i == 0 {
+			b.WriteString("(")
+		} else {
+			b.WriteString(", ")
+		}
+		b.WriteString("'" + strings.ReplaceAll(v, "'", "''") + "'")
+	}
+	if len(st.Args) > 0 {
+		b.WriteString(")")
+	}
+	return b.String(), nil
 }

@@ -23,6 +23,39 @@ type Statement struct {
 	SQL   string
 	Args  []any
 	Batch int
+	// Unprepared statements were sent unnamed, planned for their arguments at every execution
+	// (pgx's QueryExecModeCacheDescribe, DescribeExec or Exec), not as a prepared statement.
+	Unprepared bool
+}
+
+// statementOf records sql with its arguments, the query execution mode pgx takes as a first
+// argument read off them.
+func statementOf(sql string, args []any, batch int) Statement {
+	st := Statement{SQL: sql, Args: args, Batch: batch}
+	if mode, ok := firstArg(args).(pgx.QueryExecMode); ok {
+		st.Args = args[1:]
+		st.Unprepared = mode != pgx.QueryExecModeCacheStatement
+	}
+	return st
+}
+
+func firstArg(args []any) any {
+	if len(args) == 0 {
+		return nil
+	}
+	return args[0]
+}
+
+// Protocol is the pgbench protocol (-M) that sends statements as the service did: "extended"
+// (an unnamed statement planned at every execution) when the service prepared none of them,
+// else "prepared".
+func Protocol(statements []Statement) string {
+	for _, st := range statements {
+		if !st.Unprepared {
+			return "prepared"
+		}
+	}
+	return "extended"
 }
 
 // Recorder is a pgx tracer that keeps every statement run through the connection, so the
@@ -37,7 +70,7 @@ type Recorder struct {
 // TraceQueryStart records the statement.
 func (r *Recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.TraceQueryStartData) context.Context {
 	r.mu.Lock()
-	r.Statements = append(r.Statements, Statement{SQL: d.SQL, Args: d.Args})
+	r.Statements = append(r.Statements, statementOf(d.SQL, d.Args, 0))
 	r.mu.Unlock()
 	return ctx
 }
@@ -57,7 +90,7 @@ func (r *Recorder) TraceBatchStart(ctx context.Context, _ *pgx.Conn, _ pgx.Trace
 // TraceBatchQuery records a statement of the current batch.
 func (r *Recorder) TraceBatchQuery(_ context.Context, _ *pgx.Conn, d pgx.TraceBatchQueryData) {
 	r.mu.Lock()
-	r.Statements = append(r.Statements, Statement{SQL: d.SQL, Args: d.Args, Batch: r.inBatch})
+	r.Statements = append(r.Statements, statementOf(d.SQL, d.Args, r.inBatch))
 	r.mu.Unlock()
 }
 
@@ -139,8 +172,9 @@ func literal(a any) (string, error) {
 }
 
 // PGBench runs script with pgbench at concurrency clients for duration (after a short unmeasured
-// warmup) and reads the per-transaction log for the percentiles.
-func PGBench(ctx context.Context, dbURL, script string, defines []string, concurrency int, warmup, duration time.Duration) (Result, error) {
+// warmup), sending statements with protocol (see Protocol), and reads the per-transaction log for
+// the percentiles.
+func PGBench(ctx context.Context, dbURL, script string, defines []string, protocol string, concurrency int, warmup, duration time.Duration) (Result, error) {
 	dir, err := os.MkdirTemp("", "content-pgbench-")
 	if err != nil {
 		return Result{}, err
@@ -151,7 +185,7 @@ func PGBench(ctx context.Context, dbURL, script string, defines []string, concur
 		return Result{}, err
 	}
 	args := func(d time.Duration, log bool) []string {
-		a := []string{"-n", "-M", "prepared", "-c", strconv.Itoa(concurrency), "-j", "2",
+		a := []string{"-n", "-M", protocol, "-c", strconv.Itoa(concurrency), "-j", "2",
 			"-T", strconv.Itoa(max(1, int(d.Seconds()))), "-f", file}
 		for _, def := range defines {
 			a = append(a, "-D", def)
