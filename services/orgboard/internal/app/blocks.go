@@ -58,6 +58,15 @@ func (a *App) CheckCaller(ctx context.Context, actor domain.Actor) error {
 	if err != nil {
 		return err
 	}
+	return a.refuseBlocked(actor, blocks)
+}
+
+// refuseBlocked is CheckCaller's decision on the caller's blocks, read by it or with a use
+// case's own reads.
+func (a *App) refuseBlocked(actor domain.Actor, blocks []domain.Block) error {
+	if !actor.IsUser() {
+		return nil
+	}
 	if b := domain.FirstActive(blocks, a.now()); b != nil {
 		return b.Refusal()
 	}

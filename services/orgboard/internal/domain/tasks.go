@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -110,21 +111,67 @@ type Board struct {
 }
 
 // NewBoard puts items (already in display order) into the columns, always all four, in order.
-// The columns share one array: a board of hundreds of items is copied once, not regrown column
-// by column.
-func NewBoard(team uuid.UUID, items []Task) Board {
-	b := Board{TeamID: team, Columns: make([]BoardColumn, len(Columns))}
-	all := make([]Task, 0, len(items))
-	for i, s := range Columns {
-		start := len(all)
-		for _, it := range items {
-			if it.Status == s {
-				all = append(all, it)
-			}
+// items is left as it is: the board holds a copy, made once.
+func NewBoard(team uuid.UUID, items []Task) Board { return ArrangeBoard(team, slices.Clone(items)) }
+
+// ArrangeBoard is NewBoard for items the caller hands over: they are reordered in place, column
+// after column, each column in their order, and the columns are sub-slices of them (a board of
+// hundreds of items is not copied). Items of no column are left out.
+func ArrangeBoard(team uuid.UUID, items []Task) Board {
+	if items == nil {
+		items = []Task{}
+	}
+	column := func(s Status) int {
+		if i := slices.Index(Columns, s); i >= 0 {
+			return i
 		}
-		b.Columns[i] = BoardColumn{Status: s, Items: all[start:len(all):len(all)]}
+		return len(Columns)
+	}
+	// starts[c] is where column c begins; the items of no column come after the last.
+	starts := make([]int, len(Columns)+2)
+	for _, it := range items {
+		starts[column(it.Status)+1]++
+	}
+	for c := 1; c < len(starts); c++ {
+		starts[c] += starts[c-1]
+	}
+	// dest[i] is where items[i] goes (a stable counting sort); the moves follow its cycles.
+	next := slices.Clone(starts)
+	dest := make([]int, len(items))
+	for i, it := range items {
+		c := column(it.Status)
+		dest[i] = next[c]
+		next[c]++
+	}
+	for i := range items {
+		for dest[i] != i {
+			j := dest[i]
+			items[i], items[j] = items[j], items[i]
+			dest[i], dest[j] = dest[j], dest[i]
+		}
+	}
+	b := Board{TeamID: team, Columns: make([]BoardColumn, len(Columns))}
+	for c, s := range Columns {
+		b.Columns[c] = BoardColumn{Status: s, Items: items[starts[c]:starts[c+1]:starts[c+1]]}
 	}
 	return b
+}
+
+// BoardQuery is what a board request reads: the caller's blocks (when Blocks), the team with
+// what the user holds along its scope chain, and the team's items.
+type BoardQuery struct {
+	Team, User, Tenant uuid.UUID
+	Blocks             bool
+}
+
+// BoardRead is what ReadBoard read. A missing team is TeamErr (NotFound), not ReadBoard's error,
+// so that the caller can refuse a blocked caller first, as it would without the team.
+type BoardRead struct {
+	Blocks   []Block
+	Team     Team
+	TeamErr  error
+	Standing Standing
+	Items    []Task
 }
 
 // TaskStore keeps tasks.
@@ -136,6 +183,8 @@ type TaskStore interface {
 	GetTaskForUpdateWithStanding(ctx context.Context, id, user uuid.UUID) (Task, Standing, error)
 	// ListBoardItems lists a team's items in display order.
 	ListBoardItems(ctx context.Context, team uuid.UUID) ([]Task, error)
+	// ReadBoard reads what a board request needs in one round trip (see BoardQuery).
+	ReadBoard(ctx context.Context, q BoardQuery) (BoardRead, error)
 	SetTaskStatus(ctx context.Context, id uuid.UUID, status Status, at time.Time) error
 	SetTaskAssignee(ctx context.Context, id uuid.UUID, a *Assignee, at time.Time) error
 	// ListCartable lists the items assigned to the user, of one organization or of all.

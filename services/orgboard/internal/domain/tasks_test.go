@@ -1,6 +1,8 @@
 package domain_test
 
 import (
+	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/google/uuid"
@@ -98,5 +100,39 @@ func TestAnIdentityWriteIsBoundedAndVersionChecked(t *testing.T) {
 				t.Fatalf("got %v (%v), want %v", got, err, c.want)
 			}
 		})
+	}
+}
+
+func TestABoardHoldsEachColumnsItemsInTheirOrderWhetherCopiedOrArrangedInPlace(t *testing.T) {
+	statuses := append(slices.Clone(domain.Columns), "archived")
+	for n := range 60 {
+		items := make([]domain.Task, n)
+		for i := range items {
+			items[i] = domain.Task{ID: uuid.New(), Status: statuses[(i*7+n)%len(statuses)]}
+		}
+		given := slices.Clone(items)
+		for name, b := range map[string]domain.Board{
+			"copied":   domain.NewBoard(uuid.Nil, items),
+			"arranged": domain.ArrangeBoard(uuid.Nil, slices.Clone(items)),
+		} {
+			for c, s := range domain.Columns {
+				col := b.Columns[c]
+				var want []domain.Task
+				for _, it := range given {
+					if it.Status == s {
+						want = append(want, it)
+					}
+				}
+				if col.Status != s || col.Items == nil || len(col.Items) != len(want) || (len(want) > 0 && !reflect.DeepEqual(col.Items, want)) {
+					t.Fatalf("%d items, %s: column %d is %s with %v; want %s with %v", n, name, c, col.Status, col.Items, s, want)
+				}
+				if cap(col.Items) != len(col.Items) {
+					t.Fatalf("%d items, %s: column %s may grow into the next", n, name, s)
+				}
+			}
+		}
+		if !reflect.DeepEqual(items, given) {
+			t.Fatalf("%d items: NewBoard changed its argument", n)
+		}
 	}
 }

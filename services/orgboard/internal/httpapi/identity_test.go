@@ -115,13 +115,16 @@ func (e *env) membersOf(c caller, org uuid.UUID) map[uuid.UUID]orgboard.Member {
 	return out
 }
 
-// refusedAs expects 403 for c on two operations (a list and a write), with want in the detail.
+// refusedAs expects 403 for c on three operations (a list, a write, and the board, which reads
+// the blocks with its own reads), with want in the detail.
 func (e *env) refusedAs(c caller, want string) {
 	e.t.Helper()
 	list := must[*orgboard.ListOrganizationsResponse](e.t, 403)(e.client.ListOrganizationsWithResponse(e.ctx, as(c)))
 	create := must[*orgboard.CreateTaskResponse](e.t, 403)(e.client.CreateTaskWithResponse(e.ctx, nil,
 		orgboard.WorkItemCreate{TeamId: uuid.New(), Type: orgboard.WorkItemTypeTask, Title: "x"}, as(c)))
-	for _, body := range []string{string(list.Body), string(create.Body)} {
+	board := must[*orgboard.GetBoardResponse](e.t, 403)(e.client.GetBoardWithResponse(e.ctx,
+		&orgboard.GetBoardParams{TeamId: uuid.New()}, as(c)))
+	for _, body := range []string{string(list.Body), string(create.Body), string(board.Body)} {
 		if !strings.Contains(body, want) {
 			e.t.Errorf("%s refused with %s; want a detail containing %q", c.name, body, want)
 		}

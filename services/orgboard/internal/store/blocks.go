@@ -43,9 +43,13 @@ func (s *Store) CallerBlocks(ctx context.Context, user, tenant uuid.UUID) ([]dom
 	}
 	out := make([]domain.Block, len(rows))
 	for i, r := range rows {
-		out[i] = domain.Block{Cause: domain.BlockCause(r.Cause), Reason: r.Reason, Since: r.Since.UTC(), Until: utcPtr(r.Until)}
+		out[i] = blockOf(r)
 	}
 	return out, nil
+}
+
+func blockOf(r orgboarddb.ListCallerBlocksRow) domain.Block {
+	return domain.Block{Cause: domain.BlockCause(r.Cause), Reason: r.Reason, Since: r.Since.UTC(), Until: utcPtr(r.Until)}
 }
 
 // MemberBlocks maps the members of org to their bans and their tenants' suspensions, in one query.
