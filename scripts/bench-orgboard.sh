@@ -74,8 +74,9 @@ done
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 
 # The ceiling runs the statements the service runs per request, as captured from the server's
-# log (log_statement = all): the caller's blocks (every operation checks them first), then the
-# board's team with the caller's standing, and its items; a move's blocks, then its
+# log (log_statement = all): the caller's blocks (every operation checks them first), the
+# board's team with the caller's standing, and its items, in one pipeline (one round trip, as the
+# service sends them); a move's blocks, then its
 # transaction: lock the item with the caller's standing, then in one pipeline (one round trip,
 # as the service sends them) update, audit insert and the outbox row of its event
 # (orgboard.task.moved.v1, an envelope of the same size). Not counted: the forwarder's later
@@ -87,9 +88,11 @@ tenant=$(cat /proc/sys/kernel/random/uuid)
 blocks="SELECT 'user_banned'::text AS cause, reason, event_time AS since, unblock_date AS until FROM user_bans WHERE user_id = :member::uuid UNION ALL SELECT 'tenant_suspended'::text, reason, suspended_at, NULL::timestamptz FROM tenant_suspensions WHERE tenant_id = :tenant::uuid;"
 cat >"$tmp/board.sql" <<SQL
 \set t random(1, :teams)
+\\startpipeline
 $blocks
 SELECT t.id, t.organization_id, t.product_id, t.name, t.created_at, m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = t.id AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM teams t LEFT JOIN memberships m ON m.organization_id = t.organization_id AND m.user_id = :member WHERE t.id = (SELECT id FROM bench_teams WHERE n = :t);
 SELECT id, organization_id, team_id, type, title, description, status, assignee_user_id, assignee_seat_id, parent_id, created_by, created_at, updated_at FROM work_items WHERE team_id = (SELECT id FROM bench_teams WHERE n = :t) ORDER BY created_at, id;
+\\endpipeline
 SQL
 cat >"$tmp/move.sql" <<SQL
 \set i random(1, :items)
