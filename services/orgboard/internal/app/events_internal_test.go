@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -132,6 +133,58 @@ func TestAnEventCarriesTheEntrysStateFlattenedBoundedAndNoUndeclaredKey(t *testi
 			}
 			if strings.Contains(string(env.Data), "s3cret") || strings.Contains(string(env.Data), "arguments") {
 				t.Errorf("the event carries what the document does not declare: %s", env.Data)
+			}
+		})
+	}
+}
+
+func TestAMovesEventIsTheFlattenedEntrys(t *testing.T) {
+	org, team, task := uuid.New(), uuid.New(), uuid.New()
+	scope := domain.TeamScope(org, team)
+	move := func(from, to any) domain.Record {
+		return domain.Record{Action: domain.ActionTaskMoved, Scope: scope, TargetType: domain.TargetTask, TargetID: task,
+			Before: map[string]any{"status": from}, After: map[string]any{"status": to}}
+	}
+	at := time.Date(2026, 11, 24, 8, 0, 0, 123456000, time.UTC)
+	for name, e := range map[string]domain.AuditEntry{
+		"a user's move":             domain.NewAuditEntry(uuid.New(), domain.UserActor(uuid.New()), move(domain.StatusInProgress, domain.StatusInReview), at),
+		"a named service's move":    domain.NewAuditEntry(uuid.New(), domain.ServiceActor("ops ü \"x\"", true), move(domain.StatusDone, domain.StatusInProgress), at),
+		"an unnamed service's move": domain.NewAuditEntry(uuid.New(), domain.ServiceActor("", true), move(domain.StatusBacklog, domain.StatusInProgress), at),
+		"an organization-wide scope": domain.NewAuditEntry(uuid.New(), domain.UserActor(uuid.New()), domain.Record{
+			Action: domain.ActionTaskMoved, Scope: domain.OrgScope(org), TargetID: task,
+			Before: map[string]any{"status": domain.StatusInReview}, After: map[string]any{"status": domain.StatusDone}}, at),
+	} {
+		t.Run(name, func(t *testing.T) {
+			fast, ok := taskMovedEvent(e)
+			if !ok {
+				t.Fatal("the move's event was not built directly")
+			}
+			want, err := flattenedEvent(e)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(fast, want) {
+				t.Errorf("built directly: %+v\nflattened: %+v", *fast, *want.(*events.OrgboardTaskMovedV1Payload))
+			}
+			got, err := auditEvent(e)
+			if err != nil || !reflect.DeepEqual(got, want) {
+				t.Errorf("auditEvent gives %+v, %v", got, err)
+			}
+		})
+	}
+	for name, rec := range map[string]domain.Record{
+		"an unknown status": move(domain.Status("archived"), domain.StatusDone),
+		"a plain string":    move("in_progress", "in_review"),
+		"another key":       {Action: domain.ActionTaskMoved, Scope: scope, TargetID: task, After: map[string]any{"status": domain.StatusDone, "x": 1}},
+		"another action":    {Action: domain.ActionTaskAssigned, Scope: scope, TargetID: task},
+		"no target":         move(domain.StatusInProgress, domain.StatusInReview),
+	} {
+		t.Run(name+" takes the flattened way", func(t *testing.T) {
+			if name == "no target" {
+				rec.TargetID = uuid.Nil
+			}
+			if _, ok := taskMovedEvent(domain.NewAuditEntry(uuid.New(), domain.UserActor(uuid.New()), rec, at)); ok {
+				t.Error("built directly")
 			}
 		})
 	}
