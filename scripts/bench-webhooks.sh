@@ -6,7 +6,9 @@
 # dispatcher on a fresh database, events arriving through RabbitMQ) and the load generator
 # (bin/renderevents bench-webhooks, which also runs the receivers: one loopback HTTP server per
 # endpoint, answering 200 at once and checking every signature) are two processes. The figures
-# replace the "## webhooks" section of BENCHMARKS.md. Bounded: a run takes about a minute (each phase
+# replace the "## webhooks" section of BENCHMARKS.md. Knobs: BENCH_DB (renderevents_bench_webhooks),
+# BENCH_BIN (bin/renderevents: the service; the load generator is always bin/renderevents, so two
+# builds of the service can be compared with the same one), WEBHOOK_WORKERS (8). Bounded: a run takes about a minute (each phase
 # gives up after 2 minutes).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,10 +18,11 @@ ensure_postgres
 ensure_rabbitmq
 BIN=bin/renderevents
 [[ -x $BIN ]] || go build -o "$BIN" ./services/renderevents/cmd/renderevents
+SERVICE_BIN=${BENCH_BIN:-$BIN}
 
 DELIVERIES=${BENCH_DELIVERIES:-10000}
 ENDPOINTS=${BENCH_ENDPOINTS:-1,100}
-DB=renderevents_bench_webhooks
+DB=${BENCH_DB:-renderevents_bench_webhooks}
 SUFFIX=bench-webhooks-$$
 PORT=$(free_port 18084)
 WORK=$(mktemp -d)
@@ -29,9 +32,9 @@ export OUTBOUND_ALLOW_CIDRS=127.0.0.0/8 # the receivers are on loopback
 export WEBHOOK_WORKERS=${WEBHOOK_WORKERS:-8}
 
 psql -q -h "$PG_HOST" -p "$PG_PORT" -U postgres -d postgres -c "DROP DATABASE IF EXISTS ${DB} WITH (FORCE)" -c "CREATE DATABASE ${DB}"
-"$BIN" migrate 2>"$WORK/migrate.log"
+"$SERVICE_BIN" migrate 2>"$WORK/migrate.log"
 
-"$BIN" serve 2>"$WORK/serve.log" &
+"$SERVICE_BIN" serve 2>"$WORK/serve.log" &
 SERVE=$!
 cleanup() {
   kill -TERM "$SERVE" 2>/dev/null && wait "$SERVE" 2>/dev/null || true
@@ -73,14 +76,14 @@ SECTION="$WORK/section.md"
   echo "- backlog: the receivers hold the first requests until every delivery is queued, then the"
   echo "  dispatcher drains the backlog, timed and lagged from the release (dispatch alone);"
   echo "- CPU: user + system time per delivery over the phase: the service process's (live: ingestion"
-  echo "  and dispatch; backlog: dispatch alone), and the load generator's in the bare loop (its client"
-  echo "  and the receivers together)."
+  echo "  and dispatch; backlog: dispatch alone), its PostgreSQL backends' (pg), and the load generator's"
+  echo "  in the bare loop (its client and the receivers together)."
   echo
-  echo "| shape | live deliveries/s | lag p50 | lag p99 | deliveries queued/s | service CPU | backlog deliveries/s | p50 | p99 | service CPU | bare loop POSTs/s | p50 | p99 | client + receivers CPU | ratio live | ratio backlog (goal >= 0.5) |"
-  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+  echo "| shape | live deliveries/s | lag p50 | lag p99 | deliveries queued/s | service CPU | pg CPU | backlog deliveries/s | p50 | p99 | service CPU | pg CPU | bare loop POSTs/s | p50 | p99 | client + receivers CPU | ratio live | ratio backlog (goal >= 0.5) |"
+  echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
   grep '^RESULT ' "$WORK/bench.out" | sed 's/^RESULT //' | while read -r line; do
     get() { tr ' ' '\n' <<<"$line" | sed -n "s/^$1=//p"; }
-    echo "| $(get deliveries) to $(get endpoints) endpoint(s) | $(get live) | $(get lag_p50) | $(get lag_p99) | $(get queued) | $(get live_cpu) | $(get backlog) | $(get backlog_p50) | $(get backlog_p99) | $(get backlog_cpu) | $(get ceiling) | $(get ceiling_p50) | $(get ceiling_p99) | $(get ceiling_cpu) | $(get live_ratio) | $(get backlog_ratio) |"
+    echo "| $(get deliveries) to $(get endpoints) endpoint(s) | $(get live) | $(get lag_p50) | $(get lag_p99) | $(get queued) | $(get live_cpu) | $(get live_pg_cpu) | $(get backlog) | $(get backlog_p50) | $(get backlog_p99) | $(get backlog_cpu) | $(get backlog_pg_cpu) | $(get ceiling) | $(get ceiling_p50) | $(get ceiling_p99) | $(get ceiling_cpu) | $(get live_ratio) | $(get backlog_ratio) |"
   done
   echo
 } >"$SECTION"

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/events"
@@ -66,7 +67,7 @@ func benchWebhooks(ctx context.Context, args []string) error {
 	if *cleanup {
 		return deleteTopology(c)
 	}
-	pool, err := pgxpool.New(ctx, c.DatabaseURL)
+	pool, err := benchPool(ctx, c.DatabaseURL)
 	if err != nil {
 		return err
 	}
@@ -91,19 +92,19 @@ func benchWebhooks(ctx context.Context, args []string) error {
 			return fmt.Errorf("%d endpoints: %w", endpoints, err)
 		}
 		fmt.Printf("%d endpoints, %d deliveries, %d workers:\n"+
-			"  live (events entering): %.0f/s, lag p50 %s p99 %s, %d connections, service CPU %s per delivery; published %.0f/s, queued %.0f/s\n"+
-			"  backlog drained:        %.0f/s, p50 %s p99 %s, %d connections, service CPU %s per delivery\n"+
+			"  live (events entering): %.0f/s, lag p50 %s p99 %s, %d connections, service CPU %s, PostgreSQL CPU %s per delivery; published %.0f/s, queued %.0f/s\n"+
+			"  backlog drained:        %.0f/s, p50 %s p99 %s, %d connections, service CPU %s, PostgreSQL CPU %s per delivery\n"+
 			"  bare loop:              %.0f/s, p50 %s p99 %s, %d connections, CPU %s per POST (client and receivers)\n"+
 			"  ratio to the bare loop: live %.2f, backlog %.2f\n",
-			endpoints, r.deliveries, b.workers, r.live.rate, r.live.p50, r.live.p99, r.live.conns, r.live.cpu, r.publish, r.queued,
-			r.backlog.rate, r.backlog.p50, r.backlog.p99, r.backlog.conns, r.backlog.cpu, r.ceiling.rate, r.ceiling.p50, r.ceiling.p99,
-			r.ceiling.conns, r.ceiling.ownCPU,
+			endpoints, r.deliveries, b.workers, r.live.rate, r.live.p50, r.live.p99, r.live.conns, r.live.cpu, r.live.pgCPU, r.publish, r.queued,
+			r.backlog.rate, r.backlog.p50, r.backlog.p99, r.backlog.conns, r.backlog.cpu, r.backlog.pgCPU, r.ceiling.rate, r.ceiling.p50,
+			r.ceiling.p99, r.ceiling.conns, r.ceiling.ownCPU,
 			r.live.rate/r.ceiling.rate, r.backlog.rate/r.ceiling.rate)
-		fmt.Printf("RESULT endpoints=%d deliveries=%d workers=%d live=%.0f lag_p50=%s lag_p99=%s live_cpu=%s publish=%.0f queued=%.0f "+
-			"backlog=%.0f backlog_p50=%s backlog_p99=%s backlog_conns=%d backlog_cpu=%s ceiling=%.0f ceiling_p50=%s ceiling_p99=%s "+
+		fmt.Printf("RESULT endpoints=%d deliveries=%d workers=%d live=%.0f lag_p50=%s lag_p99=%s live_cpu=%s live_pg_cpu=%s publish=%.0f queued=%.0f "+
+			"backlog=%.0f backlog_p50=%s backlog_p99=%s backlog_conns=%d backlog_cpu=%s backlog_pg_cpu=%s ceiling=%.0f ceiling_p50=%s ceiling_p99=%s "+
 			"ceiling_conns=%d ceiling_cpu=%s live_ratio=%.2f backlog_ratio=%.2f\n",
-			endpoints, r.deliveries, b.workers, r.live.rate, r.live.p50, r.live.p99, r.live.cpu, r.publish, r.queued,
-			r.backlog.rate, r.backlog.p50, r.backlog.p99, r.backlog.conns, r.backlog.cpu, r.ceiling.rate, r.ceiling.p50, r.ceiling.p99,
+			endpoints, r.deliveries, b.workers, r.live.rate, r.live.p50, r.live.p99, r.live.cpu, r.live.pgCPU, r.publish, r.queued,
+			r.backlog.rate, r.backlog.p50, r.backlog.p99, r.backlog.conns, r.backlog.cpu, r.backlog.pgCPU, r.ceiling.rate, r.ceiling.p50, r.ceiling.p99,
 			r.ceiling.conns, r.ceiling.ownCPU, r.live.rate/r.ceiling.rate, r.backlog.rate/r.ceiling.rate)
 	}
 	return nil
@@ -126,6 +127,7 @@ type phaseResult struct {
 	p50, p99 time.Duration
 	conns    int64
 	cpu      time.Duration // the service's CPU time per delivery, when measured
+	pgCPU    time.Duration // the service's PostgreSQL backends' CPU time per delivery, when measured
 	ownCPU   time.Duration // this process's per delivery: the bare loop's client and receivers
 }
 
@@ -232,7 +234,7 @@ func (b webhookBench) servicePhase(ctx context.Context, s shape, held bool) (ser
 			h.hold()
 		}
 	}
-	cpu := processCPU(b.pid)
+	cpu, pg := processCPU(b.pid), b.postgresCPU(ctx)
 	began := time.Now()
 	out := servicePhase{msgs: make([]sim.Message, n)}
 	const chunk = 500 // each chunk is stamped just before it is published: event_time is publish time
@@ -259,7 +261,7 @@ func (b webhookBench) servicePhase(ctx context.Context, s shape, held bool) (ser
 			return out, err
 		}
 		released := time.Now()
-		cpu = processCPU(b.pid) // the dispatcher's alone
+		cpu, pg = processCPU(b.pid), b.postgresCPU(ctx) // the dispatcher's alone
 		for _, h := range s.hooks {
 			h.release()
 		}
@@ -273,6 +275,7 @@ func (b webhookBench) servicePhase(ctx context.Context, s shape, held bool) (ser
 		return out, err
 	}
 	out.result.cpu = (processCPU(b.pid) - cpu) / time.Duration(n)
+	out.result.pgCPU = (b.postgresCPU(ctx) - pg) / time.Duration(n)
 	out.queued = float64(n) / lastQueued.Sub(began).Seconds()
 	return out, nil
 }
@@ -294,6 +297,42 @@ func processCPU(pid int) time.Duration {
 	user, _ := strconv.ParseInt(f[11], 10, 64)
 	sys, _ := strconv.ParseInt(f[12], 10, 64)
 	return time.Duration(user+sys) * 10 * time.Millisecond
+}
+
+// benchApplication names the load generator's own database sessions, which postgresCPU leaves out.
+const benchApplication = "renderevents-bench-webhooks"
+
+// benchPool is the load generator's pool, its sessions named benchApplication.
+func benchPool(ctx context.Context, url string) (*pgxpool.Pool, error) {
+	cfg, err := pgxpool.ParseConfig(url)
+	if err != nil {
+		return nil, err
+	}
+	cfg.ConnConfig.RuntimeParams["application_name"] = benchApplication
+	return pgxpool.NewWithConfig(ctx, cfg)
+}
+
+// postgresCPU is the CPU time used so far by the backends serving the service in the bench's
+// database (its pool keeps them open, so the difference over a phase is what the phase cost
+// PostgreSQL; a backend that ends within the phase is not counted). 0 when not measured.
+func (b webhookBench) postgresCPU(ctx context.Context) time.Duration {
+	if b.pid == 0 {
+		return 0
+	}
+	rows, err := b.pool.Query(ctx, `SELECT pid FROM pg_stat_activity
+		WHERE datname = current_database() AND backend_type = 'client backend' AND application_name <> $1`, benchApplication)
+	if err != nil {
+		return 0
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int])
+	if err != nil {
+		return 0
+	}
+	var total time.Duration
+	for _, pid := range pids {
+		total += processCPU(pid)
+	}
+	return total
 }
 
 // queuedEvent is a render.job.queued.v1 event of tenant, stamped now.
