@@ -89,15 +89,18 @@ LIMIT @max_rows;
 -- Leases due deliveries to this dispatcher, oldest first (ids are time-ordered, so deliveries
 -- due at the same time come in the order their events were consumed): their next_attempt_at
 -- moves past the lease, so another pod skips them while they are in flight and retries them
--- if this one dies. RETURNING keeps no order: the store sorts the rows by id.
+-- if this one dies. RETURNING keeps no order: the store sorts the rows by id. It returns what an
+-- attempt needs, nothing more: these rows are the dispatcher's hot path. The ids are an array,
+-- not an IN (subquery), so that the rows are found by their key: as a semi-join, the planner
+-- read the whole table to find them.
 UPDATE webhook_deliveries d SET next_attempt_at = @lease_until, updated_at = @now
-WHERE d.id IN (
+WHERE d.id = ANY(ARRAY(
     SELECT id FROM webhook_deliveries
     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= @now
     ORDER BY next_attempt_at, id
     LIMIT @max_rows
-    FOR UPDATE SKIP LOCKED)
-RETURNING d.*;
+    FOR UPDATE SKIP LOCKED))
+RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts;
 
 -- name: GetEndpointsForDispatch :many
 SELECT e.*, COALESCE(t.suspended, false)::boolean AS tenant_suspended

@@ -261,7 +261,8 @@ type AttemptRecord struct {
 type DispatchStore interface {
 	// ClaimDue leases up to n due deliveries until leaseUntil (FOR UPDATE SKIP LOCKED, so
 	// several instances share the work), the longest due first, in the order their events
-	// were consumed.
+	// were consumed. Each carries what an attempt needs: ID, EndpointID, EventID, Body and
+	// Attempts.
 	ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]Delivery, error)
 	DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]DispatchTarget, error)
 	// RecordAttempts records the outcomes of a batch, given in the order the attempts ended,

@@ -192,7 +192,7 @@ func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) er
 
 // ClaimDue implements domain.DispatchStore: oldest first, by id (ids are time-ordered).
 func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) ([]domain.Delivery, error) {
-	var rows []db.WebhookDelivery
+	var rows []db.ClaimDueDeliveriesRow
 	err := s.dispatchTx(ctx, func(q *db.Queries) (err error) {
 		rows, err = q.ClaimDueDeliveries(ctx, db.ClaimDueDeliveriesParams{Now: now, LeaseUntil: &leaseUntil, MaxRows: int32(n)})
 		return err
@@ -200,10 +200,10 @@ func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) 
 	if err != nil {
 		return nil, fmt.Errorf("claim deliveries: %w", err)
 	}
-	slices.SortFunc(rows, func(a, b db.WebhookDelivery) int { return bytes.Compare(a.ID[:], b.ID[:]) })
+	slices.SortFunc(rows, func(a, b db.ClaimDueDeliveriesRow) int { return bytes.Compare(a.ID[:], b.ID[:]) })
 	out := make([]domain.Delivery, len(rows))
 	for i, r := range rows {
-		out[i] = deliveryFromRow(r)
+		out[i] = domain.Delivery{ID: r.ID, EndpointID: r.EndpointID, EventID: r.EventID, Body: r.Body, Attempts: int(r.Attempts)}
 	}
 	return out, nil
 }
