@@ -177,17 +177,35 @@ func (s *Store) InsertReplay(ctx context.Context, original domain.Delivery, id u
 	return deliveryFromRow(r), nil
 }
 
+// asyncCommit begins a transaction whose commit does not wait for the disk, in the one round
+// trip of its BEGIN.
+var asyncCommit = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL synchronous_commit = off"}
+
 // dispatchTx runs fn in a transaction whose commit does not wait for the disk: claims and
 // attempt records are the dispatcher's hot path, and losing one in a crash of the database
 // only sends a delivery again after its lease, which at-least-once delivery allows (receivers
 // deduplicate on webhook-id). The deliveries themselves are written by ingestion, durably.
-func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) error {
-	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, "SET LOCAL synchronous_commit = off"); err != nil {
-			return err
+func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) (err error) {
+	tx, err := s.pool.BeginTx(ctx, asyncCommit)
+	if err != nil {
+		return fmt.Errorf("begin: %w", err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = tx.Rollback(ctx)
+			panic(p)
 		}
-		return fn(s.q.WithTx(tx))
-	})
+		if err != nil {
+			_ = tx.Rollback(ctx)
+		}
+	}()
+	if err = fn(s.q.WithTx(tx)); err != nil {
+		return err
+	}
+	if err = tx.Commit(ctx); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return nil
 }
 
 // ClaimDue implements domain.DispatchStore: oldest first, by id (ids are time-ordered).
