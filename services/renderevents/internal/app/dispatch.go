@@ -15,6 +15,11 @@ import (
 // attemptTimeout bounds one attempt: a 2xx within it is a success (the contract says 15 s).
 const attemptTimeout = 15 * time.Second
 
+// longClaims is how many batches one claim takes at most while the due queue is long: a claim
+// that came back full is followed by one twice its size, up to this, so that a backlog is
+// drained with fewer, larger claims and records (each costs a transaction whatever its size).
+const longClaims = 4
+
 // DispatcherConfig tunes the dispatcher.
 type DispatcherConfig struct {
 	Retry        domain.RetryPolicy
@@ -22,7 +27,7 @@ type DispatcherConfig struct {
 	PollInterval time.Duration // how often an idle dispatcher looks for due deliveries
 	Lease        time.Duration // least time a claimed delivery is hidden from other instances
 	Workers      int           // concurrent attempts, to one endpoint or several
-	Batch        int           // deliveries claimed, and their outcomes recorded, at once
+	Batch        int           // deliveries claimed, and their outcomes recorded, at once (up to longClaims times it while many are due)
 	Retention    time.Duration // how long deliveries of deleted endpoints are kept
 	Observer     DispatchObserver
 }
@@ -113,17 +118,19 @@ func (d *Dispatcher) Nudge() {
 }
 
 // Run dispatches until ctx ends. Three stages overlap, so that neither the database nor the
-// endpoints wait for the other: a claimer leases batches of due deliveries (oldest first)
-// into a queue of one batch, Workers goroutines take them in that order and attempt them,
-// and a recorder stores the outcomes in bulk, as many as have ended since its last
-// transaction. When ctx ends, no more is claimed; what was claimed is attempted (with
+// endpoints wait for the other: a claimer leases batches of due deliveries (oldest first; larger
+// ones while many are due) into a queue of one batch, Workers goroutines take them in that order
+// and attempt them, and a recorder stores the outcomes in bulk, as many as have ended since its
+// last transaction. When ctx ends, no more is claimed; what was claimed is attempted (with
 // receivers that answer at once, in milliseconds) and every outcome is recorded, so a
 // restart does not leave claimed deliveries waiting for their lease.
 func (d *Dispatcher) Run(ctx context.Context) error {
 	// Attempts and records outlive a shutdown signal.
 	actx := context.WithoutCancel(ctx)
 	queue := make(chan claimedDelivery, d.cfg.Batch)
-	outcomes := make(chan domain.AttemptRecord, d.cfg.Batch)
+	// Workers go on while the recorder's transaction runs: outcomes wait here, up to the most
+	// one transaction records.
+	outcomes := make(chan domain.AttemptRecord, d.cfg.Batch*longClaims)
 	var workers sync.WaitGroup
 	for range d.cfg.Workers {
 		workers.Go(func() {
@@ -152,19 +159,23 @@ type claimedDelivery struct {
 }
 
 // claimAll leases due deliveries into queue until ctx ends, waiting for a nudge or the poll
-// interval when none is due; it blocks while queue is full.
+// interval when none is due; it blocks while queue is full. A full claim is followed at once
+// by one twice as large (up to longClaims batches), a partial one by a batch.
 func (d *Dispatcher) claimAll(ctx context.Context, queue chan<- claimedDelivery) {
 	purge := time.NewTicker(time.Hour)
 	defer purge.Stop()
+	size := d.cfg.Batch
 	for ctx.Err() == nil {
-		n, err := d.claim(ctx, queue)
+		n, err := d.claim(ctx, queue, size)
 		if err != nil && ctx.Err() == nil {
 			d.cfg.Observer.Failed(StageClaim)
 			d.log.WarnContext(ctx, "webhook dispatch failed", "error", err)
 		}
-		if n == d.cfg.Batch && err == nil {
+		if n == size && err == nil {
+			size = min(2*size, longClaims*d.cfg.Batch)
 			continue // more may be due
 		}
+		size = d.cfg.Batch
 		select {
 		case <-ctx.Done():
 		case <-d.wake:
@@ -179,16 +190,20 @@ func (d *Dispatcher) claimAll(ctx context.Context, queue chan<- claimedDelivery)
 	}
 }
 
-// claim leases one batch into queue and returns how many it leased.
-func (d *Dispatcher) claim(ctx context.Context, queue chan<- claimedDelivery) (int, error) {
+// claim leases up to size deliveries into queue and returns how many it leased.
+func (d *Dispatcher) claim(ctx context.Context, queue chan<- claimedDelivery, size int) (int, error) {
 	now := d.now().UTC()
-	claimed, err := d.store.ClaimDue(ctx, now, now.Add(d.lease()), d.cfg.Batch)
+	claimed, err := d.store.ClaimDue(ctx, now, now.Add(d.lease(size)), size)
 	if err != nil || len(claimed) == 0 {
 		return 0, err
 	}
 	ids := make([]uuid.UUID, 0, len(claimed))
+	seen := make(map[uuid.UUID]bool, len(claimed))
 	for _, c := range claimed {
-		ids = append(ids, c.EndpointID)
+		if !seen[c.EndpointID] { // each endpoint once, however many of its deliveries are claimed
+			seen[c.EndpointID] = true
+			ids = append(ids, c.EndpointID)
+		}
 	}
 	targets, err := d.store.DispatchTargets(ctx, ids)
 	if err != nil {
@@ -200,22 +215,22 @@ func (d *Dispatcher) claim(ctx context.Context, queue chan<- claimedDelivery) (i
 	return len(claimed), nil
 }
 
-// lease is how long claimed deliveries are hidden from other claims: at least Lease, and
-// long enough for every worker to time out on each delivery of the queue and of the batch
-// being claimed, so that a slow endpoint does not get a delivery twice.
-func (d *Dispatcher) lease() time.Duration {
-	rounds := (2*d.cfg.Batch + d.cfg.Workers - 1) / d.cfg.Workers
+// lease is how long a claim of size deliveries hides them from other claims: at least Lease,
+// and long enough for every worker to time out on each delivery of the queue and of the claim,
+// so that a slow endpoint does not get a delivery twice.
+func (d *Dispatcher) lease(size int) time.Duration {
+	rounds := (d.cfg.Batch + size + d.cfg.Workers - 1) / d.cfg.Workers
 	return max(d.cfg.Lease, time.Duration(rounds+1)*attemptTimeout)
 }
 
 // recordAll records outcomes until the channel closes: each transaction takes every outcome
-// that ended while the previous one ran, up to a batch.
+// that ended while the previous one ran, up to longClaims batches.
 func (d *Dispatcher) recordAll(ctx context.Context, outcomes <-chan domain.AttemptRecord) {
-	recs := make([]domain.AttemptRecord, 0, d.cfg.Batch)
+	recs := make([]domain.AttemptRecord, 0, d.cfg.Batch*longClaims)
 	for rec := range outcomes {
 		recs = append(recs[:0], rec)
 	more:
-		for len(recs) < d.cfg.Batch {
+		for len(recs) < cap(recs) {
 			select {
 			case rec, ok := <-outcomes:
 				if !ok {
