@@ -103,7 +103,7 @@ func NewService(cfg Config, d Deps) (*Service, error) {
 	}
 	s.Hub = app.NewHub(relay)
 	s.Writer = app.NewProgressWriter(s.Store, cfg.ProgressFlushInterval, log)
-	s.Dispatcher = app.NewDispatcher(s.Store, sender.New(policy, cfg.WebhookWorkers), app.DispatcherConfig{
+	s.Dispatcher = app.NewDispatcher(s.Store.ForDispatcher(), sender.New(policy, cfg.WebhookWorkers), app.DispatcherConfig{
 		Retry: domain.RetryPolicy{Schedule: schedule}, DisableAfter: cfg.WebhookDisableAfter,
 		PollInterval: cfg.WebhookPollInterval, Workers: cfg.WebhookWorkers, Observer: dispatch}, log)
 	s.Ingest = app.NewIngest(s.Store)

@@ -74,7 +74,7 @@ func benchmarkDispatch(b *testing.B, endpoints int) {
 			}
 		}
 		settled := settledCount{want: backlog, all: make(chan struct{})}
-		d := app.NewDispatcher(st, sender.New(loopback, 8), app.DispatcherConfig{Observer: &settled}, slog.New(slog.DiscardHandler))
+		d := app.NewDispatcher(st.ForDispatcher(), sender.New(loopback, 8), app.DispatcherConfig{Observer: &settled}, slog.New(slog.DiscardHandler))
 		ctx, stop := context.WithCancel(ctx)
 		done := make(chan error)
 		b.StartTimer()

@@ -24,7 +24,11 @@ func (s *Store) sealSecret(endpoint uuid.UUID, secret string) ([]byte, error) {
 	return sealed, nil
 }
 
-func (s *Store) openSecret(endpoint uuid.UUID, sealed []byte) (string, error) {
+// secretOpener opens the sealed current (or, when previous, the previous) signing secret of an
+// endpoint.
+type secretOpener func(endpoint uuid.UUID, sealed []byte, previous bool) (string, error)
+
+func (s *Store) openSecret(endpoint uuid.UUID, sealed []byte, _ bool) (string, error) {
 	plain, err := s.ring.Open(sealed, secretBinding(endpoint))
 	if err != nil {
 		return "", fmt.Errorf("open the signing secret of webhook endpoint %s: %w", endpoint, err)

@@ -17,7 +17,12 @@ import (
 )
 
 func (s *Store) endpointFromRow(r db.WebhookEndpoint) (domain.Endpoint, error) {
-	secret, err := s.openSecret(r.ID, r.Secret)
+	return endpointOpenedWith(r, s.openSecret)
+}
+
+// endpointOpenedWith is the endpoint of row r, its secrets opened by open.
+func endpointOpenedWith(r db.WebhookEndpoint, open secretOpener) (domain.Endpoint, error) {
+	secret, err := open(r.ID, r.Secret, false)
 	if err != nil {
 		return domain.Endpoint{}, err
 	}
@@ -26,7 +31,7 @@ func (s *Store) endpointFromRow(r db.WebhookEndpoint) (domain.Endpoint, error) {
 		SecretRotatedAt: utc(r.SecretRotatedAt), ConsecutiveFailures: int(r.ConsecutiveFailures), CreatedAt: r.CreatedAt.UTC(),
 		UpdatedAt: r.UpdatedAt.UTC()}
 	if len(r.PreviousSecret) > 0 {
-		if ep.PreviousSecret, err = s.openSecret(r.ID, r.PreviousSecret); err != nil {
+		if ep.PreviousSecret, err = open(r.ID, r.PreviousSecret, true); err != nil {
 			return domain.Endpoint{}, err
 		}
 	}
@@ -228,20 +233,33 @@ func (s *Store) ClaimDue(ctx context.Context, now, leaseUntil time.Time, n int) 
 
 // DispatchTargets implements domain.DispatchStore.
 func (s *Store) DispatchTargets(ctx context.Context, endpoints []uuid.UUID) (map[uuid.UUID]domain.DispatchTarget, error) {
+	return s.dispatchTargets(ctx, endpoints, s.openSecret, func(uuid.UUID) {})
+}
+
+// dispatchTargets reads the endpoints, opening their secrets with open; a deleted endpoint's
+// are not opened (nothing is signed for it) but passed to forget.
+func (s *Store) dispatchTargets(ctx context.Context, endpoints []uuid.UUID, open secretOpener,
+	forget func(uuid.UUID)) (map[uuid.UUID]domain.DispatchTarget, error) {
 	rows, err := s.q.GetEndpointsForDispatch(ctx, endpoints)
 	if err != nil {
 		return nil, fmt.Errorf("dispatch targets: %w", err)
 	}
 	out := make(map[uuid.UUID]domain.DispatchTarget, len(rows))
 	for _, r := range rows {
-		ep, err := s.endpointFromRow(db.WebhookEndpoint{ID: r.ID, TenantID: r.TenantID, Url: r.Url, EventTypes: r.EventTypes,
+		if r.DeletedAt != nil {
+			forget(r.ID)
+			out[r.ID] = domain.DispatchTarget{Endpoint: domain.Endpoint{ID: r.ID, TenantID: r.TenantID}, Deleted: true,
+				TenantSuspended: r.TenantSuspended}
+			continue
+		}
+		ep, err := endpointOpenedWith(db.WebhookEndpoint{ID: r.ID, TenantID: r.TenantID, Url: r.Url, EventTypes: r.EventTypes,
 			Description: r.Description, Enabled: r.Enabled, DisabledReason: r.DisabledReason, Secret: r.Secret,
 			PreviousSecret: r.PreviousSecret, PreviousSecretExpiresAt: r.PreviousSecretExpiresAt, SecretRotatedAt: r.SecretRotatedAt,
-			ConsecutiveFailures: r.ConsecutiveFailures, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt})
+			ConsecutiveFailures: r.ConsecutiveFailures, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}, open)
 		if err != nil {
 			return nil, err
 		}
-		out[r.ID] = domain.DispatchTarget{Endpoint: ep, Deleted: r.DeletedAt != nil, TenantSuspended: r.TenantSuspended}
+		out[r.ID] = domain.DispatchTarget{Endpoint: ep, TenantSuspended: r.TenantSuspended}
 	}
 	return out, nil
 }
