@@ -273,13 +273,14 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 	case t.TenantSuspended:
 		return giveUp("tenant suspended")
 	}
-	sig, err := domain.SignatureHeader(t.Endpoint.SigningSecrets(now), del.EventID.String(), now, del.Body)
+	id := del.EventID.String()
+	sig, err := domain.SignatureHeader(t.Endpoint.SigningSecrets(now), id, now, del.Body)
 	if err != nil {
 		return giveUp("signing failed")
 	}
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, attemptTimeout)
-	status, err := d.sender.Send(sctx, domain.WebhookRequest{URL: t.Endpoint.URL, ID: del.EventID.String(), Timestamp: now,
+	status, err := d.sender.Send(sctx, domain.WebhookRequest{URL: t.Endpoint.URL, ID: id, Timestamp: now,
 		Signature: sig, Body: del.Body})
 	cancel()
 	took := time.Since(start)

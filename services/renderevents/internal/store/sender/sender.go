@@ -41,16 +41,22 @@ func (s *Sender) Send(ctx context.Context, r domain.WebhookRequest) (int, error)
 	if err != nil {
 		return 0, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", UserAgent)
-	req.Header.Set("webhook-id", r.ID)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(r.Timestamp.Unix(), 10))
-	req.Header.Set("webhook-signature", r.Signature)
+	req.Header = header(r)
 	resp, err := s.client.Do(req)
 	if err != nil {
 		return 0, err
 	}
 	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	if resp.Body != http.NoBody { // an empty answer has nothing to read
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // lets the connection be reused
+	}
 	return resp.StatusCode, nil
+}
+
+// header is the request's Standard Webhooks header, its names in the canonical form Header.Set
+// would give them (the same bytes on the wire), its values in one array.
+func header(r domain.WebhookRequest) http.Header {
+	v := [...]string{"application/json", UserAgent, r.ID, strconv.FormatInt(r.Timestamp.Unix(), 10), r.Signature}
+	return http.Header{"Content-Type": v[0:1:1], "User-Agent": v[1:2:2], "Webhook-Id": v[2:3:3],
+		"Webhook-Timestamp": v[3:4:4], "Webhook-Signature": v[4:5:5]}
 }
