@@ -3,7 +3,6 @@ package store
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -296,7 +295,7 @@ func (s *Store) RecordAttempts(ctx context.Context, recs []domain.AttemptRecord,
 			rows[i].Attempted, rows[i].LastAttemptAt = 1, &recs[i].At
 		}
 	}
-	attempts, err := json.Marshal(rows)
+	attempts, err := appendAttemptRows(make([]byte, 0, 320*len(rows)), rows)
 	if err != nil {
 		return err
 	}
