@@ -198,6 +198,7 @@ type WebhookDelivery struct {
 	ReplayOf      *uuid.UUID
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
+	LeasedUntil   *time.Time
 }
 
 type WebhookEndpoint struct {

@@ -36,10 +36,11 @@ func (q *Queries) AbandonDeliveries(ctx context.Context, arg AbandonDeliveriesPa
 }
 
 const claimDueDeliveries = `-- name: ClaimDueDeliveries :many
-UPDATE webhook_deliveries d SET next_attempt_at = $1, updated_at = $2
+UPDATE webhook_deliveries d SET leased_until = $1, updated_at = $2
 WHERE d.id = ANY(ARRAY(
     SELECT id FROM webhook_deliveries
     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= $2
+      AND (leased_until IS NULL OR leased_until <= $2)
     ORDER BY next_attempt_at, id
     LIMIT $3
     FOR UPDATE SKIP LOCKED))
@@ -61,12 +62,12 @@ type ClaimDueDeliveriesRow struct {
 }
 
 // Leases due deliveries to this dispatcher, oldest first (ids are time-ordered, so deliveries
-// due at the same time come in the order their events were consumed): their next_attempt_at
-// moves past the lease, so another pod skips them while they are in flight and retries them
-// if this one dies. RETURNING keeps no order: the store sorts the rows by id. It returns what an
-// attempt needs, nothing more: these rows are the dispatcher's hot path. The ids are an array,
-// not an IN (subquery), so that the rows are found by their key: as a semi-join, the planner
-// read the whole table to find them.
+// due at the same time come in the order their events were consumed): leased_until holds the
+// lease, so another pod skips them while they are in flight and retries them if this one dies.
+// No index holds leased_until, so the update can stay on the row's page (HOT). RETURNING keeps
+// no order: the store sorts the rows by id. It returns what an attempt needs, nothing more:
+// these rows are the dispatcher's hot path. The ids are an array, not an IN (subquery), so that
+// the rows are found by their key: as a semi-join, the planner read the whole table to find them.
 func (q *Queries) ClaimDueDeliveries(ctx context.Context, arg ClaimDueDeliveriesParams) ([]ClaimDueDeliveriesRow, error) {
 	rows, err := q.db.Query(ctx, claimDueDeliveries, arg.LeaseUntil, arg.Now, arg.MaxRows)
 	if err != nil {
@@ -159,7 +160,7 @@ func (q *Queries) DeleteEndpoint(ctx context.Context, arg DeleteEndpointParams) 
 }
 
 const getDelivery = `-- name: GetDelivery :one
-SELECT d.id, d.endpoint_id, d.tenant_id, d.event_id, d.event_type, d.body, d.status, d.attempts, d.response_code, d.latency_ms, d.last_error, d.next_attempt_at, d.last_attempt_at, d.replay_of, d.created_at, d.updated_at FROM webhook_deliveries d
+SELECT d.id, d.endpoint_id, d.tenant_id, d.event_id, d.event_type, d.body, d.status, d.attempts, d.response_code, d.latency_ms, d.last_error, d.next_attempt_at, d.last_attempt_at, d.replay_of, d.created_at, d.updated_at, d.leased_until FROM webhook_deliveries d
 JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.deleted_at IS NULL
 WHERE d.id = $1
 `
@@ -184,6 +185,7 @@ func (q *Queries) GetDelivery(ctx context.Context, id uuid.UUID) (WebhookDeliver
 		&i.ReplayOf,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.LeasedUntil,
 	)
 	return i, err
 }
@@ -322,7 +324,7 @@ const insertDelivery = `-- name: InsertDelivery :one
 INSERT INTO webhook_deliveries (id, endpoint_id, tenant_id, event_id, event_type, body, status,
                                 next_attempt_at, replay_of, created_at, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, 'pending', $7, $8, $7, $7)
-RETURNING id, endpoint_id, tenant_id, event_id, event_type, body, status, attempts, response_code, latency_ms, last_error, next_attempt_at, last_attempt_at, replay_of, created_at, updated_at
+RETURNING id, endpoint_id, tenant_id, event_id, event_type, body, status, attempts, response_code, latency_ms, last_error, next_attempt_at, last_attempt_at, replay_of, created_at, updated_at, leased_until
 `
 
 type InsertDeliveryParams struct {
@@ -365,6 +367,7 @@ func (q *Queries) InsertDelivery(ctx context.Context, arg InsertDeliveryParams) 
 		&i.ReplayOf,
 		&i.CreatedAt,
 		&i.UpdatedAt,
+		&i.LeasedUntil,
 	)
 	return i, err
 }
@@ -403,7 +406,7 @@ func (q *Queries) ListDeliverableEndpoints(ctx context.Context, tenantIds []uuid
 }
 
 const listDeliveries = `-- name: ListDeliveries :many
-SELECT id, endpoint_id, tenant_id, event_id, event_type, body, status, attempts, response_code, latency_ms, last_error, next_attempt_at, last_attempt_at, replay_of, created_at, updated_at FROM webhook_deliveries
+SELECT id, endpoint_id, tenant_id, event_id, event_type, body, status, attempts, response_code, latency_ms, last_error, next_attempt_at, last_attempt_at, replay_of, created_at, updated_at, leased_until FROM webhook_deliveries
 WHERE endpoint_id = $1
   AND ($2::text IS NULL OR status = $2)
   AND ($3::timestamptz IS NULL
@@ -452,6 +455,7 @@ func (q *Queries) ListDeliveries(ctx context.Context, arg ListDeliveriesParams) 
 			&i.ReplayOf,
 			&i.CreatedAt,
 			&i.UpdatedAt,
+			&i.LeasedUntil,
 		); err != nil {
 			return nil, err
 		}
@@ -582,6 +586,7 @@ UPDATE webhook_deliveries d SET
     last_error = a.last_error,
     next_attempt_at = a.next_attempt_at,
     last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
+    leased_until = NULL,
     updated_at = a.at
 FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, status text, attempted int, response_code int,
     latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)

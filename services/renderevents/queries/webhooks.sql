@@ -87,16 +87,17 @@ LIMIT @max_rows;
 
 -- name: ClaimDueDeliveries :many
 -- Leases due deliveries to this dispatcher, oldest first (ids are time-ordered, so deliveries
--- due at the same time come in the order their events were consumed): their next_attempt_at
--- moves past the lease, so another pod skips them while they are in flight and retries them
--- if this one dies. RETURNING keeps no order: the store sorts the rows by id. It returns what an
--- attempt needs, nothing more: these rows are the dispatcher's hot path. The ids are an array,
--- not an IN (subquery), so that the rows are found by their key: as a semi-join, the planner
--- read the whole table to find them.
-UPDATE webhook_deliveries d SET next_attempt_at = @lease_until, updated_at = @now
+-- due at the same time come in the order their events were consumed): leased_until holds the
+-- lease, so another pod skips them while they are in flight and retries them if this one dies.
+-- No index holds leased_until, so the update can stay on the row's page (HOT). RETURNING keeps
+-- no order: the store sorts the rows by id. It returns what an attempt needs, nothing more:
+-- these rows are the dispatcher's hot path. The ids are an array, not an IN (subquery), so that
+-- the rows are found by their key: as a semi-join, the planner read the whole table to find them.
+UPDATE webhook_deliveries d SET leased_until = @lease_until, updated_at = @now
 WHERE d.id = ANY(ARRAY(
     SELECT id FROM webhook_deliveries
     WHERE status IN ('pending', 'retrying') AND next_attempt_at <= @now
+      AND (leased_until IS NULL OR leased_until <= @now)
     ORDER BY next_attempt_at, id
     LIMIT @max_rows
     FOR UPDATE SKIP LOCKED))
@@ -120,6 +121,7 @@ UPDATE webhook_deliveries d SET
     last_error = a.last_error,
     next_attempt_at = a.next_attempt_at,
     last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
+    leased_until = NULL,
     updated_at = a.at
 FROM jsonb_to_recordset(@attempts::jsonb) AS a(id uuid, status text, attempted int, response_code int,
     latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)

@@ -3,6 +3,7 @@ package store_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -65,5 +66,50 @@ func TestTheDispatchersKeptSecretsFollowRotationDeletionAndTheirBinding(t *testi
 	if got := target(ep.ID); !got.Deleted || got.Endpoint.Secret != "" || got.Endpoint.PreviousSecret != "" {
 		t.Fatalf("a deleted endpoint: deleted=%v, secrets %q, %q; want deleted, none", got.Deleted, got.Endpoint.Secret,
 			got.Endpoint.PreviousSecret)
+	}
+}
+
+func TestAClaimedDeliveryIsClaimedAgainOnlyOnceItsLeaseEndedAndARetryOnlyWhenDue(t *testing.T) {
+	ctx := context.Background()
+	st, _ := newStore(t)
+	base := time.Now()
+	ep, claimed := endpointWithDeliveries(t, st, 3) // claimed at base+1h, leased until base+2h
+	ids := func(ds []domain.Delivery) []uuid.UUID {
+		out := make([]uuid.UUID, len(ds))
+		for i, d := range ds {
+			out[i] = d.ID
+		}
+		return out
+	}
+	claim := func(at, until time.Duration) []uuid.UUID {
+		t.Helper()
+		got, err := st.ClaimDue(ctx, base.Add(at), base.Add(until), 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ids(got)
+	}
+
+	if got := claim(90*time.Minute, 3*time.Hour); len(got) != 0 {
+		t.Fatalf("%d leased deliveries were claimed again within their lease", len(got))
+	}
+	// The dispatcher holding them died: once the lease ends they are claimed again, in order.
+	if got, want := claim(2*time.Hour+time.Minute, 4*time.Hour), ids(claimed); !slices.Equal(got, want) {
+		t.Fatalf("after the lease: claimed %v, want %v", got, want)
+	}
+
+	// The first is recorded as failed, to be retried at base+5h: the end of its lease does not
+	// make it due, its next attempt does.
+	next, reason := base.Add(5*time.Hour), "endpoint answered 500"
+	if err := st.RecordAttempts(ctx, []domain.AttemptRecord{{DeliveryID: claimed[0].ID, EndpointID: ep.ID,
+		Status: domain.DeliveryRetrying, Attempted: true, LastError: &reason, NextAttemptAt: &next, At: base}}, 10); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := claim(4*time.Hour+time.Minute, 6*time.Hour), ids(claimed[1:]); !slices.Equal(got, want) {
+		t.Fatalf("after the second lease: claimed %v, want the two not recorded %v", got, want)
+	}
+	got, err := st.ClaimDue(ctx, base.Add(5*time.Hour+time.Minute), base.Add(7*time.Hour), 10)
+	if err != nil || len(got) != 1 || got[0].ID != claimed[0].ID || got[0].Attempts != 1 {
+		t.Fatalf("when its retry is due: claimed %+v (%v), want the retried delivery after 1 attempt", got, err)
 	}
 }
