@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
@@ -24,6 +25,18 @@ type BatchConfig struct {
 	Size int
 	// Wait is how long a batch waits to fill up after its first delivery.
 	Wait time.Duration
+	// Concurrency is how many transactions a batch is split into, applied at once, when the
+	// applier is a BatchPartitioner (0 or 1: one transaction). The batch is acknowledged
+	// after all of them ended, as one batch would be.
+	Concurrency int
+}
+
+// BatchPartitioner is implemented by a BatchApplier whose events may be applied in
+// concurrent transactions: events of one key go to the same transaction, in their order.
+// Events of different keys must not depend on each other's order, and should touch
+// different rows, or the transactions wait for each other.
+type BatchPartitioner[E any] interface {
+	PartitionKey(ev E) uint64
 }
 
 // BatchApplier is a service's part of a BatchConsumer: reading its events and applying them.
@@ -45,11 +58,14 @@ type BatchApplier[E any] interface {
 }
 
 // BatchConsumer consumes the service's durable queue <service>.events and applies its
-// deliveries in batches, one transaction per batch. When a batch fails, its events are
-// applied one by one with retries (Config.Retry): an event that cannot be decoded or
-// applied (Permanent) goes to <service>.dead-letter with the reason at once, one that keeps
-// failing after its retries too, and the consumer goes on with the next messages. The
-// dead letters carry the headers of NewRouter's.
+// deliveries in batches, one transaction per batch, or, for a BatchPartitioner, up to
+// BatchConfig.Concurrency transactions at once, each with the events of its keys; a batch
+// is acknowledged (multiple, in delivery order) once every transaction of it ended. When a
+// batch (or one of its transactions) fails, its events are applied one by one with retries
+// (Config.Retry): an event that cannot be decoded or applied (Permanent) goes to
+// <service>.dead-letter with the reason at once, one that keeps failing after its retries
+// too, and the consumer goes on with the next messages. The dead letters carry the headers
+// of NewRouter's.
 //
 // Use it where the events come in volume and one transaction per event would be the
 // bottleneck; NewRouter with HandleOnce is simpler otherwise.
@@ -84,6 +100,8 @@ func NewBatchConsumer[E any](cfg Config, batch BatchConfig, apply BatchApplier[E
 		return nil, fmt.Errorf("bus: the batch size must be positive, not %d", batch.Size)
 	case batch.Wait < 0:
 		return nil, fmt.Errorf("bus: the batch wait must not be negative, not %s", batch.Wait)
+	case batch.Concurrency < 0:
+		return nil, fmt.Errorf("bus: the batch concurrency must not be negative, not %d", batch.Concurrency)
 	case cfg.Prefetch < batch.Size:
 		return nil, fmt.Errorf("bus: a prefetch of %d cannot fill a batch of %d", cfg.Prefetch, batch.Size)
 	}
@@ -231,11 +249,11 @@ func (c *BatchConsumer[E]) collect(ctx context.Context, deliveries <-chan amqp.D
 }
 
 // process applies a decoded batch and returns, per delivery, whether it may be acknowledged
-// (applied, skipped or dead-lettered) or must go back to the queue.
+// (applied, skipped or dead-lettered) or must go back to the queue. The events to apply
+// are split by partition key into up to Concurrency transactions, applied at once.
 func (c *BatchConsumer[E]) process(ctx context.Context, batch []decoded[E]) []bool {
 	acks := make([]bool, len(batch))
-	evs := make([]E, 0, len(batch))
-	idx := make([]int, 0, len(batch))
+	parts := make([][]int, c.partitions())
 	for i, d := range batch {
 		switch {
 		case d.err != nil:
@@ -243,12 +261,48 @@ func (c *BatchConsumer[E]) process(ctx context.Context, batch []decoded[E]) []bo
 		case d.skip:
 			acks[i] = true
 		default:
-			evs = append(evs, d.ev)
-			idx = append(idx, i)
+			p := c.partitionOf(d.ev)
+			parts[p] = append(parts[p], i)
 		}
 	}
-	if len(evs) == 0 {
-		return acks
+	var wg sync.WaitGroup
+	for _, idx := range parts {
+		if len(idx) == 0 {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c.applyPart(ctx, batch, idx, acks) // each part sets the acks of its own deliveries
+		}()
+	}
+	wg.Wait()
+	return acks
+}
+
+// partitions is the number of transactions a batch is split into.
+func (c *BatchConsumer[E]) partitions() int {
+	if _, ok := c.apply.(BatchPartitioner[E]); !ok || c.batch.Concurrency <= 1 {
+		return 1
+	}
+	return c.batch.Concurrency
+}
+
+// partitionOf is the transaction of the batch an event goes to.
+func (c *BatchConsumer[E]) partitionOf(ev E) int {
+	n := c.partitions()
+	if n == 1 {
+		return 0
+	}
+	return int(c.apply.(BatchPartitioner[E]).PartitionKey(ev) % uint64(n)) //nolint:gosec // n is a small positive int
+}
+
+// applyPart applies the events of batch at idx in one transaction, or one by one when that
+// fails, and sets their acks.
+func (c *BatchConsumer[E]) applyPart(ctx context.Context, batch []decoded[E], idx []int, acks []bool) {
+	evs := make([]E, len(idx))
+	for k, i := range idx {
+		evs[k] = batch[i].ev
 	}
 	ctx, span := c.startSpan(ctx, batch, idx)
 	defer span.End()
@@ -258,7 +312,7 @@ func (c *BatchConsumer[E]) process(ctx context.Context, batch []decoded[E]) []bo
 			acks[i] = true
 			c.metrics.Handled(deliveryEventType(batch[i].Delivery))
 		}
-		return acks
+		return
 	}
 	span.SetStatus(codes.Error, "batch failed; applied one by one")
 	c.log.WarnContext(ctx, "batch failed; applying its events one by one", "events", len(evs), "error", err)
@@ -266,10 +320,9 @@ func (c *BatchConsumer[E]) process(ctx context.Context, batch []decoded[E]) []bo
 		ok, down := c.applyOne(ctx, batch[i].Delivery, evs[k])
 		acks[i] = ok
 		if down {
-			break // the rest goes back to the queue too
+			return // the rest goes back to the queue too
 		}
 	}
-	return acks
 }
 
 // startSpan starts one consumer span for the batch, linked to the producer span of each

@@ -332,3 +332,70 @@ func TestEventsFailingWhileTheDatabaseIsDownGoBackToTheQueueNotToTheDeadLetters(
 		t.Errorf("%d events dead-lettered, want none", n)
 	}
 }
+
+// partitionedApplier splits a batch by tenant into concurrent transactions.
+type partitionedApplier struct{ *effectApplier }
+
+func (partitionedApplier) PartitionKey(env events.EventEnvelope) uint64 {
+	return uint64(env.TenantID[15])
+}
+
+func TestABatchSplitByKeyIsAppliedInConcurrentTransactionsAndAcknowledgedOnce(t *testing.T) {
+	t.Parallel()
+	cfg := bustest.Config(t)
+	log := testLogger(t)
+	pool := effectsDB(t)
+	a := partitionedApplier{newEffectApplier(pool, cfg.Service)}
+
+	// Two tenants whose keys fall in different transactions, and a poison event in one of them.
+	even, odd := uuid.New(), uuid.New()
+	even[15], odd[15] = 2, 3
+	var sent []events.EventEnvelope
+	for i := range 20 {
+		env := envelope(t, okEvent, map[string]any{"n": i})
+		env.TenantID = even
+		if i%2 == 1 {
+			env.TenantID = odd
+		}
+		sent = append(sent, env)
+	}
+	poison := envelope(t, poisonEvent, map[string]any{})
+	poison.TenantID = odd
+	declareQueue(t, cfg)
+	bustest.Publish(t, cfg, append(sent, poison)...)
+	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dlq.Close() })
+	c, err := bus.NewBatchConsumer(cfg, bus.BatchConfig{Size: len(sent) + 1, Wait: 5 * time.Second, Concurrency: 2}, a, dlq, nil, log, "test.#")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Run(ctx) }()
+
+	eventually(t, 10*time.Second, "the batch applied", func() bool { return handledCount(t, pool, cfg.Service) == len(sent) })
+	dead := bustest.Read(t, bustest.Channel(t), cfg.DeadLetterQueue(), 1, 10*time.Second)
+	if id := dead[0].MessageId; id != poison.EventID.String() {
+		t.Errorf("dead letter %s, want the poison event %s", id, poison.EventID)
+	}
+	// The even tenant's 10 events in one transaction, the odd tenant's one by one after its
+	// transaction failed on the poison event.
+	if n := queryInt(t, pool, `SELECT count(DISTINCT xmin::text) FROM effects`); n != 11 {
+		t.Errorf("effects written by %d transactions, want 11", n)
+	}
+	if n := queryInt(t, pool, `SELECT count(*) FROM effects`); n != len(sent) {
+		t.Errorf("%d effects, want %d", n, len(sent))
+	}
+	// Every delivery was acknowledged: none goes back to the queue when the consumer stops.
+	eventually(t, 10*time.Second, "the batch acknowledged", func() bool { return a.batches.Load() == 1 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := bustest.Depth(t, cfg.ServiceQueue()); n != 0 {
+		t.Errorf("%d deliveries back in the queue, want none", n)
+	}
+}

@@ -26,7 +26,8 @@
 // EnvConfig (AMQP_URL, BUS_SERVICE, EVENTS_EXCHANGE, DEAD_LETTER_EXCHANGE,
 // CONSUMER_MAX_RETRIES, BUS_QUEUE_TYPE) in its configuration struct, ProgressEnvConfig
 // (PROGRESS_EXCHANGE) when it relays progress and BatchEnvConfig (CONSUMER_BATCH_SIZE,
-// CONSUMER_BATCH_WAIT, CONSUMER_PREFETCH) when it consumes in batches; each variable's
+// CONSUMER_BATCH_WAIT, CONSUMER_BATCH_CONCURRENCY, CONSUMER_PREFETCH) when it consumes in
+// batches; each variable's
 // default is written once, in its tag. EnvConfig.BusConfig(name) makes the Config. Tests isolate themselves with bustest,
 // which names every exchange and queue uniquely.
 //

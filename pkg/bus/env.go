@@ -38,13 +38,14 @@ type ProgressEnvConfig struct {
 // BatchEnvConfig is the environment of a service that applies its events in batches
 // (BatchConsumer).
 type BatchEnvConfig struct {
-	ConsumerBatchSize  int           `env:"CONSUMER_BATCH_SIZE" envDefault:"1024" desc:"most events applied in one database transaction"`
-	ConsumerBatchWait  time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
-	ConsumerPrefetch   int           `env:"CONSUMER_PREFETCH" envDefault:"4096" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
-	ConsumerReadyGrace time.Duration `env:"CONSUMER_READY_GRACE" envDefault:"2m" desc:"how long the service stays ready (/readyz) after its events consumer lost the broker; a longer outage makes it not ready until the consumer is back (bus_connected shows the loss at once); negative: the broker never affects readiness"`
+	ConsumerBatchSize        int           `env:"CONSUMER_BATCH_SIZE" envDefault:"1024" desc:"most events applied in one database transaction"`
+	ConsumerBatchWait        time.Duration `env:"CONSUMER_BATCH_WAIT" envDefault:"20ms" desc:"how long a batch waits to fill up after its first event (bounds the read model lag it adds)"`
+	ConsumerBatchConcurrency int           `env:"CONSUMER_BATCH_CONCURRENCY" envDefault:"2" desc:"database transactions a batch is split into (by tenant) and applied at once; the batch is acknowledged when all have committed"`
+	ConsumerPrefetch         int           `env:"CONSUMER_PREFETCH" envDefault:"4096" desc:"AMQP prefetch count: deliveries an instance holds unacknowledged on each of its queues"`
+	ConsumerReadyGrace       time.Duration `env:"CONSUMER_READY_GRACE" envDefault:"2m" desc:"how long the service stays ready (/readyz) after its events consumer lost the broker; a longer outage makes it not ready until the consumer is back (bus_connected shows the loss at once); negative: the broker never affects readiness"`
 }
 
-// BatchConfig is the batch size and wait.
+// BatchConfig is the batch size, wait and concurrency.
 func (b BatchEnvConfig) BatchConfig() BatchConfig {
-	return BatchConfig{Size: b.ConsumerBatchSize, Wait: b.ConsumerBatchWait}
+	return BatchConfig{Size: b.ConsumerBatchSize, Wait: b.ConsumerBatchWait, Concurrency: b.ConsumerBatchConcurrency}
 }

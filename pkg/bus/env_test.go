@@ -19,7 +19,8 @@ type streamService struct {
 }
 
 var busKnobs = []string{"AMQP_URL", "BUS_SERVICE", "EVENTS_EXCHANGE", "DEAD_LETTER_EXCHANGE", "CONSUMER_MAX_RETRIES",
-	"BUS_QUEUE_TYPE", "PROGRESS_EXCHANGE", "CONSUMER_BATCH_SIZE", "CONSUMER_BATCH_WAIT", "CONSUMER_PREFETCH", "CONSUMER_READY_GRACE"}
+	"BUS_QUEUE_TYPE", "PROGRESS_EXCHANGE", "CONSUMER_BATCH_SIZE", "CONSUMER_BATCH_WAIT",
+	"CONSUMER_BATCH_CONCURRENCY", "CONSUMER_PREFETCH", "CONSUMER_READY_GRACE"}
 
 func TestTheBusIsConfiguredFromTheEnvironmentWithOneNamePerKnob(t *testing.T) {
 	load := func(t *testing.T, env map[string]string) streamService {
@@ -44,7 +45,7 @@ func TestTheBusIsConfiguredFromTheEnvironmentWithOneNamePerKnob(t *testing.T) {
 		if cfg.ServiceQueue() != "renderevents.events" || cfg.DeadLetterQueue() != "renderevents.dead-letter" {
 			t.Errorf("queues %s and %s", cfg.ServiceQueue(), cfg.DeadLetterQueue())
 		}
-		if b := c.BatchConfig(); b.Size != 1024 || b.Wait != 20*time.Millisecond || c.ConsumerPrefetch != 4096 || c.ConsumerReadyGrace != 2*time.Minute {
+		if b := c.BatchConfig(); b.Size != 1024 || b.Wait != 20*time.Millisecond || b.Concurrency != 2 || c.ConsumerPrefetch != 4096 || c.ConsumerReadyGrace != 2*time.Minute {
 			t.Errorf("batches %+v, prefetch %d", b, c.ConsumerPrefetch)
 		}
 	})
