@@ -22,9 +22,21 @@ func (e invalidEvent) Error() string   { return e.err.Error() }
 func (e invalidEvent) Unwrap() []error { return []error{ErrInvalidEvent, e.err} }
 
 // ParseEvent decodes and validates a message body (the envelope, the producer constant and
-// the data against the event's payload schema) in one JSON pass and maps it to the domain's
-// event. Failures wrap ErrInvalidEvent.
+// the data against the event's payload schema) and maps it to the domain's event. Failures
+// wrap ErrInvalidEvent. The envelope is read in one pass (readEnvelope) and data by its
+// generated payload decoder; a body that pass does not take as plain goes to the generated
+// decoder of the whole message, which gives the verdict and the error.
 func ParseEvent(body []byte) (domain.Event, error) {
+	if env, ok := readEnvelope(body); ok && events.Known(env.EventType) && producerFits(env) {
+		if p, err := events.Decode(env.EventType, env.Data); err == nil {
+			return domainEvent(env, body, p), nil
+		}
+	}
+	return parseGenerated(body)
+}
+
+// parseGenerated is ParseEvent by the generated decoder of the whole message.
+func parseGenerated(body []byte) (domain.Event, error) {
 	env, p, err := events.DecodeEvent(body)
 	var invalid *events.ValidationError
 	switch {
@@ -33,6 +45,17 @@ func ParseEvent(body []byte) (domain.Event, error) {
 	case err != nil:
 		return domain.Event{}, fmt.Errorf("%w: %w", ErrInvalidEvent, err)
 	}
+	return domainEvent(env, body, p), nil
+}
+
+// producerFits is the generated decoder's check of the producer: when the envelope names
+// one, it is the event type's.
+func producerFits(env events.EventEnvelope) bool {
+	want := events.ProducerOf(env.EventType)
+	return env.Producer == nil || *env.Producer == "" || want == "" || string(*env.Producer) == want
+}
+
+func domainEvent(env events.EventEnvelope, body []byte, p events.Payload) domain.Event {
 	return domain.Event{
 		ID:            env.EventID,
 		Type:          env.EventType,
@@ -43,7 +66,7 @@ func ParseEvent(body []byte) (domain.Event, error) {
 		Data:          env.Data,
 		Body:          body,
 		Payload:       domainPayload(p),
-	}, nil
+	}
 }
 
 // domainPayload maps the payloads the domain folds to its own values; the others (snapshots,
