@@ -50,6 +50,84 @@ func (q *Queries) InsertDeliveries(ctx context.Context, arg []InsertDeliveriesPa
 	return q.db.CopyFrom(ctx, []string{"webhook_deliveries"}, []string{"id", "endpoint_id", "tenant_id", "event_id", "event_type", "body", "status", "next_attempt_at", "created_at", "updated_at"}, &iteratorForInsertDeliveries{rows: arg})
 }
 
+// iteratorForInsertJobs implements pgx.CopyFromSource.
+type iteratorForInsertJobs struct {
+	rows                 []InsertJobsParams
+	skippedFirstNextCall bool
+}
+
+func (r *iteratorForInsertJobs) Next() bool {
+	if len(r.rows) == 0 {
+		return false
+	}
+	if !r.skippedFirstNextCall {
+		r.skippedFirstNextCall = true
+		return true
+	}
+	r.rows = r.rows[1:]
+	return len(r.rows) > 0
+}
+
+func (r iteratorForInsertJobs) Values() ([]interface{}, error) {
+	return []interface{}{
+		r.rows[0].TenantID,
+		r.rows[0].UserID,
+		r.rows[0].State,
+		r.rows[0].StateRank,
+		r.rows[0].Step,
+		r.rows[0].Progress,
+		r.rows[0].SavedProjectID,
+		r.rows[0].OriginalProjectID,
+		r.rows[0].PriorityQueue,
+		r.rows[0].PriorityScore,
+		r.rows[0].PriceType,
+		r.rows[0].PaidPriceMinor,
+		r.rows[0].PaymentID,
+		r.rows[0].Region,
+		r.rows[0].Resolution,
+		r.rows[0].DurationSec,
+		r.rows[0].NodeIds,
+		r.rows[0].NodeIdsSrc,
+		r.rows[0].CurrentFrame,
+		r.rows[0].TotalFrames,
+		r.rows[0].EtaSeconds,
+		r.rows[0].RefundRequired,
+		r.rows[0].CancelledByUserID,
+		r.rows[0].ExportID,
+		r.rows[0].OutputUrl,
+		r.rows[0].OutputDurationSec,
+		r.rows[0].OutputSizeBytes,
+		r.rows[0].ThumbnailUrl,
+		r.rows[0].Width,
+		r.rows[0].Height,
+		r.rows[0].RenderComputeSeconds,
+		r.rows[0].FailedAtStep,
+		r.rows[0].CancelledAtStep,
+		r.rows[0].ErrorMessage,
+		r.rows[0].ErrorCode,
+		r.rows[0].RetryCount,
+		r.rows[0].TerminalEventID,
+		r.rows[0].ProgressAt,
+		r.rows[0].CreatedAt,
+		r.rows[0].QueuedAt,
+		r.rows[0].StartedAt,
+		r.rows[0].FinishedAt,
+		r.rows[0].UpdatedAt,
+		r.rows[0].JobID,
+	}, nil
+}
+
+func (r iteratorForInsertJobs) Err() error {
+	return nil
+}
+
+// Stores jobs whose first event the transaction applied (no row yet), columns in SaveJob's
+// order. A job another transaction stored meanwhile fails the copy (unique violation): the
+// batch is applied again and finds it.
+func (q *Queries) InsertJobs(ctx context.Context, arg []InsertJobsParams) (int64, error) {
+	return q.db.CopyFrom(ctx, []string{"render_jobs"}, []string{"tenant_id", "user_id", "state", "state_rank", "step", "progress", "saved_project_id", "original_project_id", "priority_queue", "priority_score", "price_type", "paid_price_minor", "payment_id", "region", "resolution", "duration_sec", "node_ids", "node_ids_src", "current_frame", "total_frames", "eta_seconds", "refund_required", "cancelled_by_user_id", "export_id", "output_url", "output_duration_sec", "output_size_bytes", "thumbnail_url", "width", "height", "render_compute_seconds", "failed_at_step", "cancelled_at_step", "error_message", "error_code", "retry_count", "terminal_event_id", "progress_at", "created_at", "queued_at", "started_at", "finished_at", "updated_at", "job_id"}, &iteratorForInsertJobs{rows: arg})
+}
+
 // iteratorForInsertTimeline implements pgx.CopyFromSource.
 type iteratorForInsertTimeline struct {
 	rows                 []InsertTimelineParams

@@ -13,28 +13,6 @@ import (
 	"github.com/google/uuid"
 )
 
-const ensureJobs = `-- name: EnsureJobs :exec
-INSERT INTO render_jobs (job_id, tenant_id, state, state_rank, created_at, updated_at)
-SELECT u.job_id, u.tenant_id, '', 0, u.event_time, u.event_time
-FROM (SELECT unnest($1::uuid[]) AS job_id, unnest($2::uuid[]) AS tenant_id,
-             unnest($3::timestamptz[]) AS event_time) u
-ORDER BY u.job_id
-ON CONFLICT (job_id) DO NOTHING
-`
-
-type EnsureJobsParams struct {
-	JobIds     []uuid.UUID
-	TenantIds  []uuid.UUID
-	EventTimes []time.Time
-}
-
-// Creates a placeholder row (state_rank 0) for each job not known yet, so that the
-// following LockJobs serialises concurrent consumers on every job of a batch.
-func (q *Queries) EnsureJobs(ctx context.Context, arg EnsureJobsParams) error {
-	_, err := q.db.Exec(ctx, ensureJobs, arg.JobIds, arg.TenantIds, arg.EventTimes)
-	return err
-}
-
 const getJob = `-- name: GetJob :one
 SELECT job_id, tenant_id, user_id, state, state_rank, step, progress, saved_project_id, original_project_id, priority_queue, priority_score, price_type, paid_price_minor, payment_id, region, resolution, duration_sec, node_ids, node_ids_src, current_frame, total_frames, eta_seconds, refund_required, cancelled_by_user_id, export_id, output_url, output_duration_sec, output_size_bytes, thumbnail_url, width, height, render_compute_seconds, failed_at_step, cancelled_at_step, error_message, error_code, retry_count, terminal_event_id, progress_at, created_at, queued_at, started_at, finished_at, updated_at FROM render_jobs WHERE job_id = $1 AND state_rank > 0
 `
@@ -89,6 +67,53 @@ func (q *Queries) GetJob(ctx context.Context, jobID uuid.UUID) (RenderJob, error
 		&i.UpdatedAt,
 	)
 	return i, err
+}
+
+type InsertJobsParams struct {
+	TenantID             uuid.UUID
+	UserID               *uuid.UUID
+	State                string
+	StateRank            int16
+	Step                 *string
+	Progress             int32
+	SavedProjectID       *uuid.UUID
+	OriginalProjectID    *uuid.UUID
+	PriorityQueue        *string
+	PriorityScore        *int32
+	PriceType            *string
+	PaidPriceMinor       *int64
+	PaymentID            *uuid.UUID
+	Region               *string
+	Resolution           *string
+	DurationSec          *float64
+	NodeIds              []uuid.UUID
+	NodeIdsSrc           int16
+	CurrentFrame         *int32
+	TotalFrames          *int32
+	EtaSeconds           *int32
+	RefundRequired       *bool
+	CancelledByUserID    *uuid.UUID
+	ExportID             *uuid.UUID
+	OutputUrl            *string
+	OutputDurationSec    *float64
+	OutputSizeBytes      *int64
+	ThumbnailUrl         *string
+	Width                *int32
+	Height               *int32
+	RenderComputeSeconds *int32
+	FailedAtStep         *string
+	CancelledAtStep      *string
+	ErrorMessage         *string
+	ErrorCode            *string
+	RetryCount           *int32
+	TerminalEventID      *uuid.UUID
+	ProgressAt           *time.Time
+	CreatedAt            time.Time
+	QueuedAt             *time.Time
+	StartedAt            *time.Time
+	FinishedAt           *time.Time
+	UpdatedAt            time.Time
+	JobID                uuid.UUID
 }
 
 type InsertTimelineParams struct {
@@ -238,6 +263,9 @@ const lockJobs = `-- name: LockJobs :many
 SELECT job_id, tenant_id, user_id, state, state_rank, step, progress, saved_project_id, original_project_id, priority_queue, priority_score, price_type, paid_price_minor, payment_id, region, resolution, duration_sec, node_ids, node_ids_src, current_frame, total_frames, eta_seconds, refund_required, cancelled_by_user_id, export_id, output_url, output_duration_sec, output_size_bytes, thumbnail_url, width, height, render_compute_seconds, failed_at_step, cancelled_at_step, error_message, error_code, retry_count, terminal_event_id, progress_at, created_at, queued_at, started_at, finished_at, updated_at FROM render_jobs WHERE job_id = ANY($1::uuid[]) ORDER BY job_id FOR UPDATE
 `
 
+// Locks the stored jobs of a batch, in one order for every transaction. A job not stored yet
+// is inserted by InsertJobs at the end of the batch: until then its id is free, and a
+// concurrent transaction inserting the same job waits on the first one's insert.
 func (q *Queries) LockJobs(ctx context.Context, jobIds []uuid.UUID) ([]RenderJob, error) {
 	rows, err := q.db.Query(ctx, lockJobs, jobIds)
 	if err != nil {

@@ -1,15 +1,23 @@
--- name: EnsureJobs :exec
--- Creates a placeholder row (state_rank 0) for each job not known yet, so that the
--- following LockJobs serialises concurrent consumers on every job of a batch.
-INSERT INTO render_jobs (job_id, tenant_id, state, state_rank, created_at, updated_at)
-SELECT u.job_id, u.tenant_id, '', 0, u.event_time, u.event_time
-FROM (SELECT unnest(@job_ids::uuid[]) AS job_id, unnest(@tenant_ids::uuid[]) AS tenant_id,
-             unnest(@event_times::timestamptz[]) AS event_time) u
-ORDER BY u.job_id
-ON CONFLICT (job_id) DO NOTHING;
-
 -- name: LockJobs :many
+-- Locks the stored jobs of a batch, in one order for every transaction. A job not stored yet
+-- is inserted by InsertJobs at the end of the batch: until then its id is free, and a
+-- concurrent transaction inserting the same job waits on the first one's insert.
 SELECT * FROM render_jobs WHERE job_id = ANY(@job_ids::uuid[]) ORDER BY job_id FOR UPDATE;
+
+-- name: InsertJobs :copyfrom
+-- Stores jobs whose first event the transaction applied (no row yet), columns in SaveJob's
+-- order. A job another transaction stored meanwhile fails the copy (unique violation): the
+-- batch is applied again and finds it.
+INSERT INTO render_jobs (tenant_id, user_id, state, state_rank, step, progress, saved_project_id,
+    original_project_id, priority_queue, priority_score, price_type, paid_price_minor, payment_id,
+    region, resolution, duration_sec, node_ids, node_ids_src, current_frame, total_frames,
+    eta_seconds, refund_required, cancelled_by_user_id, export_id, output_url, output_duration_sec,
+    output_size_bytes, thumbnail_url, width, height, render_compute_seconds, failed_at_step,
+    cancelled_at_step, error_message, error_code, retry_count, terminal_event_id, progress_at,
+    created_at, queued_at, started_at, finished_at, updated_at, job_id)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+    $21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35, $36, $37, $38, $39,
+    $40, $41, $42, $43, $44);
 
 -- name: SaveJob :batchexec
 UPDATE render_jobs SET

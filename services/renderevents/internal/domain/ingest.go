@@ -25,7 +25,8 @@ type EndpointFilter struct {
 // IngestTx is what folding events needs from the store, inside one transaction.
 type IngestTx interface {
 	// LockJobs returns the jobs, locked for the transaction (in job_id order); a job not
-	// known yet comes back empty (NewJob).
+	// known yet comes back empty (NewJob), and SaveJobs stores it: of two transactions
+	// storing the same new job, the second fails and is run again.
 	LockJobs(ctx context.Context, refs []JobRef) (map[uuid.UUID]*Job, error)
 	SaveJobs(ctx context.Context, jobs []*Job) error
 	AppendTimeline(ctx context.Context, entries []TimelineEntry) error

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/jackc/pgx/v5/pgxpool"
 
@@ -46,9 +48,35 @@ func New(pool *pgxpool.Pool, ring *seal.Keyring) *Store {
 // Ping reports whether the database answers (readiness).
 func (s *Store) Ping(ctx context.Context) error { return s.pool.Ping(ctx) }
 
+// conflictAttempts bounds how often a batch is applied when it keeps losing races with
+// concurrent batches (each lost race means another batch committed).
+const conflictAttempts = 5
+
 // ApplyNew implements domain.IngestStore: one transaction records the batch's new event ids
-// in the inbox (bus.HandleBatchOnce) and applies them.
+// in the inbox (bus.HandleBatchOnce) and applies them. A transaction that lost a race with a
+// concurrent one (a deadlock, or a job it meant to insert that the other inserted first) is
+// run again: it then finds what the other committed.
 func (s *Store) ApplyNew(ctx context.Context, consumer string, evs []domain.Event,
+	fn func(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) error) error {
+	for attempt := 1; ; attempt++ {
+		err := s.applyNew(ctx, consumer, evs, fn)
+		if attempt == conflictAttempts || !lostRace(err) {
+			return err
+		}
+	}
+}
+
+// lostRace reports whether err ended a transaction that a concurrent one got in the way of.
+func lostRace(err error) bool {
+	var pg *pgconn.PgError
+	if !errors.As(err, &pg) {
+		return false
+	}
+	return pg.Code == pgxdb.CodeDeadlockDetected || pg.Code == pgxdb.CodeSerializationFailure ||
+		pg.Code == pgxdb.CodeUniqueViolation && pg.ConstraintName == "render_jobs_pkey"
+}
+
+func (s *Store) applyNew(ctx context.Context, consumer string, evs []domain.Event,
 	fn func(ctx context.Context, tx domain.IngestTx, fresh []domain.Event) error) error {
 	ids := make([]uuid.UUID, 0, len(evs))
 	for _, ev := range evs {
@@ -95,41 +123,65 @@ func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 type ingestTx struct {
 	q *db.Queries
 	w *pgxdb.Deferred
+	// unstored are the jobs LockJobs found no row of: SaveJobs inserts them.
+	unstored map[uuid.UUID]bool
 }
 
 func (t *ingestTx) LockJobs(ctx context.Context, refs []domain.JobRef) (map[uuid.UUID]*domain.Job, error) {
-	p := db.EnsureJobsParams{}
+	ids := make([]uuid.UUID, 0, len(refs))
 	for _, r := range refs {
-		p.JobIds = append(p.JobIds, r.JobID)
-		p.TenantIds = append(p.TenantIds, r.TenantID)
-		p.EventTimes = append(p.EventTimes, r.Time)
+		ids = append(ids, r.JobID)
 	}
-	if err := t.q.EnsureJobs(ctx, p); err != nil {
-		return nil, fmt.Errorf("ensure jobs: %w", err)
-	}
-	rows, err := t.q.LockJobs(ctx, p.JobIds)
+	rows, err := t.q.LockJobs(ctx, ids)
 	if err != nil {
 		return nil, fmt.Errorf("lock jobs: %w", err)
 	}
-	out := make(map[uuid.UUID]*domain.Job, len(rows))
+	out := make(map[uuid.UUID]*domain.Job, len(refs))
 	for _, r := range rows {
 		out[r.JobID] = jobFromRow(r)
 	}
 	for _, r := range refs {
 		if out[r.JobID] == nil {
-			return nil, fmt.Errorf("lock jobs: job %s vanished", r.JobID)
+			out[r.JobID] = newJob(r)
+			if t.unstored == nil {
+				t.unstored = map[uuid.UUID]bool{}
+			}
+			t.unstored[r.JobID] = true
 		}
 	}
 	return out, nil
 }
 
+// newJob is a job not stored yet, as its row would read when created by its first event.
+func newJob(r domain.JobRef) *domain.Job {
+	created := r.Time.Add(-time.Duration(r.Time.Nanosecond() % 1000)) // timestamptz keeps microseconds
+	return jobFromRow(db.RenderJob{JobID: r.JobID, TenantID: r.TenantID, CreatedAt: created, UpdatedAt: created})
+}
+
+// SaveJobs inserts the jobs LockJobs did not find (one COPY) and updates the others.
 func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
-	params := make([]db.SaveJobParams, 0, len(jobs))
+	var inserts []db.InsertJobsParams
+	updates := make([]db.SaveJobParams, 0, len(jobs))
 	for _, j := range jobs {
-		params = append(params, saveJobParams(j))
+		if t.unstored[j.ID] {
+			inserts = append(inserts, db.InsertJobsParams(saveJobParams(j)))
+			continue
+		}
+		updates = append(updates, saveJobParams(j))
+	}
+	if len(inserts) > 0 {
+		if _, err := t.q.InsertJobs(ctx, inserts); err != nil {
+			return fmt.Errorf("insert jobs: %w", err)
+		}
+		for _, p := range inserts {
+			delete(t.unstored, p.JobID)
+		}
+	}
+	if len(updates) == 0 {
+		return nil
 	}
 	var first error
-	t.q.SaveJob(ctx, params).Exec(func(_ int, err error) {
+	t.q.SaveJob(ctx, updates).Exec(func(_ int, err error) {
 		if err != nil && first == nil {
 			first = err
 		}

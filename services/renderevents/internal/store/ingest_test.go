@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -157,5 +158,47 @@ func TestABatchWhoseDeferredWriteIsRefusedLeavesNothingBehind(t *testing.T) {
 	}
 	if jobs != 0 || timeline != 0 || handled != 0 {
 		t.Fatalf("after the failed batch: %d jobs, %d timeline entries, %d inbox records; want none", jobs, timeline, handled)
+	}
+}
+
+func TestConcurrentBatchesCreatingTheSameJobsAllCommitAndTheJobsHoldEveryEvent(t *testing.T) {
+	ctx := context.Background()
+	st, pool := newStore(t)
+	in := app.NewIngest(st)
+	tenant := uuid.New()
+	jobs := make([]uuid.UUID, 5)
+	for i := range jobs {
+		jobs[i] = uuid.New()
+	}
+	// Every client's batch is the first to see each job: one queues them, the others start
+	// them or complete them, so whichever inserts a job first, the others must find it.
+	batches := make([][]domain.Event, 20)
+	for c := range batches {
+		for _, job := range jobs {
+			var p events.Payload = events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: t0.Add(time.Minute)}
+			switch c {
+			case 0:
+				p = events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+					PriorityQueue: events.PriorityQueuePaid, PriceType: events.PriceTypeCash, Region: "eu"}
+			case 19:
+				p = events.RenderJobCompletedV1Payload{RenderJobID: job, ExportID: uuid.New(), OutputURL: "s3://out.mp4", DurationSec: 3, SizeBytes: 9}
+			}
+			batches[c] = append(batches[c], ev(t, tenant, t0.Add(time.Duration(c)*time.Second), nil, p))
+		}
+	}
+	warm(t, pool)
+	for c, err := range race(func(c int) error { return in.ApplyBatch(ctx, batches[c]) }) {
+		if err != nil {
+			t.Errorf("client %d: %v", c, err)
+		}
+	}
+	for _, job := range jobs {
+		var state string
+		var timeline int
+		err := pool.QueryRow(ctx, `SELECT state, (SELECT count(*) FROM render_job_events e WHERE e.job_id = j.job_id)
+			FROM render_jobs j WHERE job_id = $1`, job).Scan(&state, &timeline)
+		if err != nil || state != "completed" || timeline != 20 {
+			t.Errorf("job %s: %q with %d timeline events (%v), want completed with all 20", job, state, timeline, err)
+		}
 	}
 }
