@@ -6,7 +6,9 @@
 # the service (bin/renderevents serve) itself, so that the drain is timed from the process
 # start; both run on loopback, on a fresh database and their own exchanges and queues. The
 # figures replace the "## renderevents" section of BENCHMARKS.md. Bounded: a run takes
-# one to two minutes.
+# one to two minutes. Knobs: BENCH_DB (renderevents_bench), BENCH_EVENTS (100000),
+# BENCH_SERVE_BIN (the executable whose serve command is measured, e.g. another build to
+# compare; default bin/renderevents itself).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/lib.sh
@@ -20,7 +22,7 @@ EVENTS=${BENCH_EVENTS:-100000}
 SUBSCRIBERS=${BENCH_SUBSCRIBERS:-1000}
 PHASES=${BENCH_PHASES:-ceiling,drain,relay}
 TICK_INTERVAL=${BENCH_TICK_INTERVAL:-100ms}
-DB=renderevents_bench
+DB=${BENCH_DB:-renderevents_bench}
 SUFFIX=bench-$$
 PORT=$(free_port 18083)
 WORK=$(mktemp -d)
@@ -47,7 +49,7 @@ trap cleanup EXIT
 LOAD_BEFORE=$(cut -d' ' -f1-3 /proc/loadavg)
 log "load generator: ${EVENTS} events, ${SUBSCRIBERS} SSE subscribers (load average ${LOAD_BEFORE})"
 "$BIN" bench --phases "$PHASES" --events "$EVENTS" --subscribers "$SUBSCRIBERS" --tick-interval "$TICK_INTERVAL" --api "http://127.0.0.1:${PORT}" \
-  --serve-log "$WORK/serve.log" --serve-pidfile "$WORK/serve.pid" | tee "$WORK/bench.out" ||
+  --serve-log "$WORK/serve.log" --serve-pidfile "$WORK/serve.pid" --serve-binary "${BENCH_SERVE_BIN:-}" | tee "$WORK/bench.out" ||
   { tail -20 "$WORK/serve.log" >&2; die "the benchmark failed"; }
 LOAD_AFTER=$(cut -d' ' -f1-3 /proc/loadavg)
 RESULT=$(grep '^RESULT ' "$WORK/bench.out" | sed 's/^RESULT //')
@@ -66,6 +68,7 @@ SECTION="$WORK/section.md"
   echo "| ceiling: bare amqp091 drain of the same messages in its own queue, same prefetch, one ack per message, from dial to last ack | $(get ceiling) msg/s |"
   echo "| service: drain from process start to the last event visible in the API (inbox, job, timeline, usage; one transaction per batch) | $(get service) events/s |"
   echo "| ratio service / ceiling (goal >= 0.8) | $(get ratio) |"
+  echo "| CPU per event during the drain (user + system, process start to the end): service; its PostgreSQL backends | $(get cpu_service); $(get cpu_postgres) |"
   echo "| progress relay, publish -> SSE frame, $(get subscribers) subscribers on 10 jobs | p50 $(get p50), p99 $(get p99), max $(get max) |"
   echo "| progress frames received / published to the subscribers' jobs | $(get frames)/$(get expected) |"
   echo "| streams ended by the terminal event | $(get ended)/$(get subscribers) |"
