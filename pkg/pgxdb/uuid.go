@@ -10,8 +10,8 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
-// BinaryUUIDs makes every connection of the pool write and read uuid.UUID values as the 16 bytes
-// of PostgreSQL's binary uuid. google/uuid's UUID implements driver.Valuer and sql.Scanner,
+// BinaryUUIDs makes every connection of the pool write and read uuid.UUID values (and write
+// *uuid.UUID ones, nil as NULL) as the 16 bytes of PostgreSQL's binary uuid. google/uuid's UUID implements driver.Valuer and sql.Scanner,
 // which pgx prefers to its own codec: each id would be formatted as text, fail the binary plan
 // (an error built with fmt.Errorf per value, in COPY too), then parsed again.
 func BinaryUUIDs(cfg *pgxpool.Config) {
@@ -36,8 +36,13 @@ func (c uuidCodec) PlanScan(m *pgtype.Map, oid uint32, format int16, target any)
 }
 
 func (c uuidCodec) PlanEncode(m *pgtype.Map, oid uint32, format int16, value any) pgtype.EncodePlan {
-	if _, ok := value.(uuid.UUID); ok && format == pgtype.BinaryFormatCode {
-		return encodeBinaryUUID{}
+	if format == pgtype.BinaryFormatCode {
+		switch value.(type) {
+		case uuid.UUID:
+			return encodeBinaryUUID{}
+		case *uuid.UUID: // a nullable column's value: also a driver.Valuer, which pgx would prefer
+			return encodeBinaryUUIDPointer{}
+		}
 	}
 	return c.UUIDCodec.PlanEncode(m, oid, format, value)
 }
@@ -59,5 +64,15 @@ type encodeBinaryUUID struct{}
 
 func (encodeBinaryUUID) Encode(value any, buf []byte) ([]byte, error) {
 	id := value.(uuid.UUID)
+	return append(buf, id[:]...), nil
+}
+
+type encodeBinaryUUIDPointer struct{}
+
+func (encodeBinaryUUIDPointer) Encode(value any, buf []byte) ([]byte, error) {
+	id := value.(*uuid.UUID)
+	if id == nil {
+		return nil, nil // NULL
+	}
 	return append(buf, id[:]...), nil
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
@@ -43,5 +44,42 @@ func TestUUIDsRoundTripAsBinaryInParametersArraysNullsAndCopy(t *testing.T) {
 	if err := pool.QueryRow(ctx, "SELECT count(*) FROM ids WHERE (id = $1 AND maybe = $2) OR (id = $3 AND maybe IS NULL)",
 		id, ids[0], ids[1]).Scan(&n); err != nil || n != 2 {
 		t.Fatalf("copied rows found: %d (%v), want 2", n, err)
+	}
+}
+
+func TestAUUIDOrAPointerToOneIsEncodedWithoutAllocating(t *testing.T) {
+	_, url := pgtest.NewDB(t)
+	ctx := context.Background()
+	pool, err := pgxdb.Open(ctx, url, pgxdb.BinaryUUIDs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	conn, err := pool.Acquire(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Release()
+	m := conn.Conn().TypeMap()
+	id := uuid.New()
+	buf := make([]byte, 0, 64)
+	for _, v := range []any{id, &id, (*uuid.UUID)(nil)} {
+		// Through uuid.UUID's driver.Valuer, each value was formatted as text and the binary
+		// plan failed with an error built by fmt.
+		allocs := testing.AllocsPerRun(100, func() {
+			if _, err := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, v, buf[:0]); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%T: %.0f allocations per value, want none", v, allocs)
+		}
+	}
+	out, err := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, &id, nil)
+	if err != nil || !slices.Equal(out, id[:]) {
+		t.Errorf("encoded %x (%v), want %x", out, err, id[:])
+	}
+	if out, err := m.Encode(pgtype.UUIDOID, pgtype.BinaryFormatCode, (*uuid.UUID)(nil), nil); err != nil || out != nil {
+		t.Errorf("nil encoded as %x (%v), want NULL", out, err)
 	}
 }
