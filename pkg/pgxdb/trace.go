@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"unicode"
 
 	"github.com/jackc/pgx/v5"
 	"go.opentelemetry.io/otel"
@@ -120,18 +121,28 @@ func (Tracer) TraceCopyFromEnd(ctx context.Context, _ *pgx.Conn, data pgx.TraceC
 func spanName(sql string) string {
 	s := strings.TrimSpace(sql)
 	if rest, ok := strings.CutPrefix(s, "-- name: "); ok {
-		if f := strings.Fields(rest); len(f) > 0 {
-			return f[0]
+		if f := firstField(rest); f != "" {
+			return f
 		}
 	}
 	for strings.HasPrefix(s, "--") { // other leading comments
 		_, s, _ = strings.Cut(s, "\n")
 		s = strings.TrimSpace(s)
 	}
-	if f := strings.Fields(s); len(f) > 0 {
-		return strings.ToUpper(f[0])
+	if f := firstField(s); f != "" {
+		return strings.ToUpper(f)
 	}
 	return "query"
+}
+
+// firstField is strings.Fields(s)[0] ("" when there is none) without splitting the rest of s:
+// every statement of a batch is named at each execution, and a long one has hundreds of words.
+func firstField(s string) string {
+	s = strings.TrimLeftFunc(s, unicode.IsSpace)
+	if i := strings.IndexFunc(s, unicode.IsSpace); i >= 0 {
+		return s[:i]
+	}
+	return s
 }
 
 // statement is sql cut to maxStatementLen bytes.
