@@ -241,18 +241,30 @@ func AppendUUID(b []byte, id uuid.UUID) []byte {
 	return append(b, '"')
 }
 
+// plain marks the bytes a JSON string carries as they are: ASCII from the space on, except the
+// quote, the backslash and the HTML-sensitive <, > and & (encoding/json's safe set).
+var plain = func() (t [256]bool) {
+	for c := ' '; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // AppendString appends s as a JSON string, escaping what JSON requires (and the HTML-sensitive
-// <, >, & and U+2028/U+2029 as encoding/json does); invalid UTF-8 becomes U+FFFD.
+// <, >, & and U+2028/U+2029 as encoding/json does); invalid UTF-8 becomes U+FFFD. Runs of
+// plain bytes are found by table and copied whole.
 func AppendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
+		for i < len(s) && plain[s[i]] {
+			i++
+		}
+		if i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
 			b = append(b, s[start:i]...)
 			switch c {
 			case '"', '\\':
@@ -263,6 +275,10 @@ func AppendString(b []byte, s string) []byte {
 				b = append(b, '\\', 'r')
 			case '\t':
 				b = append(b, '\\', 't')
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
 			default:
 				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 			}

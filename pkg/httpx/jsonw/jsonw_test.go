@@ -2,6 +2,7 @@ package jsonw_test
 
 import (
 	"encoding/json"
+	"math/rand/v2"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -17,6 +18,29 @@ func TestAppendStringEscapesLikeEncodingJSON(t *testing.T) {
 		want, _ := json.Marshal(s)
 		if got := jsonw.AppendString(nil, s); string(got) != string(want) {
 			t.Errorf("%q: got %s, want %s", s, got, want)
+		}
+	}
+}
+
+func TestAppendStringEscapesEveryByteAndRandomTextLikeEncodingJSON(t *testing.T) {
+	var every []byte
+	for c := range 256 {
+		every = append(every, byte(c), 'a', byte(c))
+	}
+	inputs := []string{string(every)}
+	rng := rand.New(rand.NewPCG(1, 2))
+	pieces := []string{"a", "Z ", "<", "&", ">", "\"", "\\", "\x00", "\x1f", "\x7f", "é", "日本", "🎬", "\u2028", "\u2029", "\xff", "\xe2\x80", "\xed\xa0\x80"}
+	for range 2000 {
+		var b strings.Builder
+		for range rng.IntN(12) {
+			b.WriteString(pieces[rng.IntN(len(pieces))])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, s := range inputs {
+		want, _ := json.Marshal(s)
+		if got := jsonw.AppendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("%q: got %s, want %s", s, got[1:], want)
 		}
 	}
 }
@@ -133,5 +157,25 @@ func TestArrayWritesAFirstFieldOrAWholeDocumentAsEncodingJSONDoes(t *testing.T) 
 	want, _ := json.Marshal(groups)
 	if got := rec.Body.String(); got != string(want) {
 		t.Fatalf("streamed JSON differs from encoding/json's (%d vs %d bytes)", len(got), len(want))
+	}
+}
+
+// BenchmarkAppendString escapes the strings of a content element: short ASCII names and
+// values, with a few non-ASCII and escaped ones.
+func BenchmarkAppendString(b *testing.B) {
+	values := []string{"content_07", "Field 7", "Shown to the user while editing", "text", "Default 7",
+		"Roboto Condensed", "center", "", "Überschrift <b>", "https://cdn.videotpl.dev/scenes/0192f0c4-8d2b-7c1e.jpg"}
+	n := 0
+	for _, v := range values {
+		n += len(v)
+	}
+	buf := make([]byte, 0, 1024)
+	b.SetBytes(int64(n))
+	b.ReportAllocs()
+	for b.Loop() {
+		buf = buf[:0]
+		for _, v := range values {
+			buf = jsonw.AppendString(buf, v)
+		}
 	}
 }
