@@ -20,7 +20,8 @@ var errNotARead = errors.New("store: a pipelined read may only run queries")
 // pipelined runs read, whose database work is a fixed sequence of sqlc queries, with all of
 // them sent to PostgreSQL in one round trip. A first run records each query (it sees no
 // rows); the recorded queries go out as one batch on tx; a second run is handed each result
-// in turn. The generated queries stay the single place where their SQL and scanning live.
+// in turn, its rows scanning their values into one arena (rowArena). The generated queries
+// stay the single place where their SQL and scanning live.
 func pipelined(ctx context.Context, tx pgx.Tx, read func(q *contentdb.Queries) error) error {
 	rec := &recorder{}
 	if err := read(contentdb.New(rec)); err != nil {
@@ -31,7 +32,7 @@ func pipelined(ctx context.Context, tx pgx.Tx, read func(q *contentdb.Queries) e
 		batch.Queue(c.sql, c.args...)
 	}
 	results := tx.SendBatch(ctx, batch)
-	err := read(contentdb.New(&replayer{calls: rec.calls, results: results}))
+	err := read(contentdb.New(&replayer{calls: rec.calls, results: results, arena: &rowArena{}}))
 	if cerr := results.Close(); err == nil {
 		err = cerr
 	}
@@ -62,6 +63,7 @@ type replayer struct {
 	calls   []recordedQuery
 	results pgx.BatchResults
 	next    int
+	arena   *rowArena
 }
 
 func (r *replayer) Query(_ context.Context, sql string, _ ...any) (pgx.Rows, error) {
@@ -69,7 +71,11 @@ func (r *replayer) Query(_ context.Context, sql string, _ ...any) (pgx.Rows, err
 		return nil, errPipelineMismatch
 	}
 	r.next++
-	return r.results.Query()
+	rows, err := r.results.Query()
+	if err != nil {
+		return rows, err
+	}
+	return &arenaRows{Rows: rows, arena: r.arena}, nil
 }
 
 func (r *replayer) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
