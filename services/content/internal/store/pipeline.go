@@ -17,14 +17,14 @@ var errPipelineMismatch = errors.New("store: pipelined read asked for different 
 
 var errNotARead = errors.New("store: a pipelined read may only run queries")
 
-// pipelined runs read, whose database work is a fixed sequence of sqlc queries, with all of
-// them sent to PostgreSQL in one round trip. A first run records each query (it sees no
-// rows); the recorded queries go out as one batch on tx; a second run is handed each result
-// in turn, its rows scanning their values into one arena (rowArena). The generated queries
-// stay the single place where their SQL and scanning live.
-func pipelined(ctx context.Context, tx pgx.Tx, read func(q *contentdb.Queries) error) error {
+// pipelined runs read, whose database work through db is a fixed sequence of queries (the
+// generated ones, or their SQL scanned by hand), with all of them sent to PostgreSQL in one
+// round trip. A first run records each query (it sees no rows); the recorded queries go out as
+// one batch on tx; a second run is handed each result in turn, its rows scanning their values
+// into one arena (rowArena). The generated queries stay the single place where the SQL lives.
+func pipelined(ctx context.Context, tx pgx.Tx, read func(db contentdb.DBTX) error) error {
 	rec := &recorder{}
-	if err := read(contentdb.New(rec)); err != nil {
+	if err := read(rec); err != nil {
 		return err
 	}
 	batch := &pgx.Batch{}
@@ -32,7 +32,7 @@ func pipelined(ctx context.Context, tx pgx.Tx, read func(q *contentdb.Queries) e
 		batch.Queue(c.sql, c.args...)
 	}
 	results := tx.SendBatch(ctx, batch)
-	err := read(contentdb.New(&replayer{calls: rec.calls, results: results, arena: &rowArena{}}))
+	err := read(&replayer{calls: rec.calls, results: results, arena: &rowArena{}})
 	if cerr := results.Close(); err == nil {
 		err = cerr
 	}

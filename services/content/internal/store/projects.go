@@ -97,9 +97,9 @@ func (s *Store) ProjectFull(ctx context.Context, p domain.Project, includeUnpubl
 	defer tx.Rollback(ctx) //nolint:errcheck // read-only: nothing to undo, and Commit below reports errors
 	// The eleven reads are independent: one round trip carries them all.
 	var full domain.ProjectFull
-	err = pipelined(ctx, tx, func(q *contentdb.Queries) error {
+	err = pipelined(ctx, tx, func(db contentdb.DBTX) error {
 		var err error
-		full, err = (&Store{pool: s.pool, db: tx, q: q, inTx: true}).projectFull(ctx, p, includeUnpublishedStories)
+		full, err = (&Store{pool: s.pool, db: db, q: contentdb.New(db), inTx: true}).projectFull(ctx, p, includeUnpublishedStories)
 		return err
 	})
 	if errors.Is(err, errPipelineMismatch) {
@@ -117,15 +117,11 @@ func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpubl
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	contentRows, err := s.q.ListContentsByProject(ctx, id)
+	contents, err := s.listContentsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	contents, err := contentsFrom(contentRows)
-	if err != nil {
-		return domain.ProjectFull{}, err
-	}
-	colorRows, err := s.q.ListColorsByProject(ctx, id)
+	colors, err := s.listColorsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
@@ -154,7 +150,7 @@ func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpubl
 		return domain.ProjectFull{}, err
 	}
 	full := domain.ProjectFull{Project: p}
-	full.Scenes = domain.GroupByScene(scenes, contents, colorsFrom(colorRows), presets,
+	full.Scenes = domain.GroupByScene(scenes, contents, colors, presets,
 		charactersFrom(characterRows), controllers, repeatersFrom(repeaterRows))
 	if full.SharedColors, err = s.ListSharedColors(ctx, id); err != nil {
 		return domain.ProjectFull{}, err

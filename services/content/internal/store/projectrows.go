@@ -1,0 +1,130 @@
+package store
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+
+	contentdb "github.com/videotpl/platform/gen/db/content"
+	"github.com/videotpl/platform/services/content/internal/domain"
+)
+
+// The project aggregate's two largest reads (a 40 x 25 project has 800 content and 200 colour
+// elements) scan their rows straight into the domain's elements: sqlc's generated code
+// allocates each row and the list of arguments of its Scan, regrows its slice, and the rows
+// are then copied again into domain values; that was over half of the aggregate's allocated
+// bytes. The SQL stays the generated query's (queries/projects.sql), taken from it once.
+
+// sqlOf is the SQL text of the one generated query read runs.
+func sqlOf(read func(q *contentdb.Queries)) string {
+	rec := &recorder{}
+	read(contentdb.New(rec))
+	return rec.calls[0].sql
+}
+
+var (
+	listContentsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListContentsByProject(context.Background(), uuid.Nil)
+	})
+	listColorsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListColorsByProject(context.Background(), uuid.Nil)
+	})
+)
+
+// contentColumns are the columns of listContentsByProjectSQL in the order the fields of a
+// ContentElement are scanned.
+var contentColumns = []string{"id", "scene_id", "project_id", "repeater_item_id", "key", "title", "hint", "type",
+	"default_value", "font_face", "justify", "direction_layer_key", "ai_input_type", "opacity_controller_key",
+	"localized_title", "font_id", "font_size", "position_in_container", "is_text_box", "max_size",
+	"direction_layer_value", "video_support", "mapped_list", "is_hidden", "virtual_count", "sort"}
+
+var (
+	contentRows rowBuffers[domain.ContentElement]
+	colorRows   rowBuffers[domain.ColorElement]
+)
+
+// listContentsByProject is ListContentsByProject scanned into content elements.
+func (s *Store) listContentsByProject(ctx context.Context, projectID uuid.UUID) ([]domain.ContentElement, error) {
+	var e domain.ContentElement
+	return scanEach(ctx, s.db, listContentsByProjectSQL, projectID, contentColumns, &contentRows, &e,
+		&e.ID, &e.SceneID, &e.ProjectID, &e.RepeaterItemID, &e.Key, &e.Title, &e.Hint, &e.Type,
+		&e.DefaultValue, &e.FontFace, &e.Justify, &e.DirectionLayerKey, &e.AiInputType, &e.OpacityControllerKey,
+		&e.LocalizedTitle, &e.FontID, &e.FontSize, &e.PositionInContainer, &e.IsTextBox, &e.MaxSize,
+		&e.DirectionLayerValue, &e.VideoSupport, &e.MappedList, &e.IsHidden, &e.VirtualCount, &e.Sort)
+}
+
+var colorColumns = []string{"id", "scene_id", "project_id", "element_key", "title", "icon", "default_color",
+	"attr_value", "sort"}
+
+// listColorsByProject is ListColorsByProject scanned into colour elements.
+func (s *Store) listColorsByProject(ctx context.Context, projectID uuid.UUID) ([]domain.ColorElement, error) {
+	var c domain.ColorElement
+	return scanEach(ctx, s.db, listColorsByProjectSQL, projectID, colorColumns, &colorRows, &c,
+		&c.ID, &c.SceneID, &c.ProjectID, &c.ElementKey, &c.Title, &c.Icon, &c.DefaultColor, &c.AttrValue, &c.Sort)
+}
+
+// rowBuffers recycles the buffers rows are gathered in until their number is known.
+type rowBuffers[T any] struct{ pool sync.Pool }
+
+func (b *rowBuffers[T]) get() *[]T {
+	if held, ok := b.pool.Get().(*[]T); ok {
+		return held
+	}
+	return new([]T)
+}
+
+// put returns held emptied (its rows' strings are not kept alive by a pooled buffer).
+func (b *rowBuffers[T]) put(held *[]T) {
+	clear(*held)
+	*held = (*held)[:0]
+	b.pool.Put(held)
+}
+
+// scanEach runs query and scans each row into *row through dest (pointers to row's fields, one
+// per column), and returns copies of the rows in a slice allocated once at their number. The
+// columns must be named as columns says: a generated query whose columns changed fails here
+// instead of filling the wrong fields.
+func scanEach[T any](ctx context.Context, db contentdb.DBTX, query string, arg any, columns []string,
+	buffers *rowBuffers[T], row *T, dest ...any) ([]T, error) {
+	rows, err := db.Query(ctx, query, arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	held := buffers.get()
+	defer buffers.put(held)
+	for rows.Next() {
+		if len(*held) == 0 {
+			if err := sameColumns(rows, columns); err != nil {
+				return nil, err
+			}
+		}
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		*held = append(*held, *row)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	return append(make([]T, 0, len(*held)), *held...), nil
+}
+
+func sameColumns(rows pgx.Rows, columns []string) error {
+	fields := rows.FieldDescriptions()
+	ok := len(fields) == len(columns)
+	for i := 0; ok && i < len(fields); i++ {
+		ok = fields[i].Name == columns[i]
+	}
+	if !ok {
+		names := make([]string, len(fields))
+		for i, f := range fields {
+			names[i] = f.Name
+		}
+		return fmt.Errorf("store: the query returns columns %v, the scan expects %v", names, columns)
+	}
+	return nil
+}
