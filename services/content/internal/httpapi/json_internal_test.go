@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"testing"
 
@@ -31,7 +32,7 @@ func TestProjectFullJSONMatchesTheGeneratedTypes(t *testing.T) {
 	maxSize := 40
 	url, md5 := "https://cdn/x.aep", "d41d8cd98f00b204e9800998ecf8427e"
 	scene := domain.Scene{ID: id(), ProjectID: id(), Key: "intro", Title: tricky, SceneType: "intro",
-		LocalizedTitle: map[string]string{"de": tricky}, DefaultDurationSec: 3.25, MinDurationSec: 1e-7,
+		LocalizedTitle: map[string]string{"de": tricky, "en": "Intro", "a<b>": "&", "": "", "ü": "日本", "en-GB": "x"}, DefaultDurationSec: 3.25, MinDurationSec: 1e-7,
 		MaxDurationSec: 1e21, OverlapAtEndSec: 0.1, ManualColorSelection: true, Sort: 2}
 	cases := map[string]domain.ProjectFull{
 		"an empty project": {Project: domain.Project{ProjectSummary: domain.ProjectSummary{ID: id(), Name: "p"}}},
@@ -47,13 +48,14 @@ func TestProjectFullJSONMatchesTheGeneratedTypes(t *testing.T) {
 						RepeaterItemID: &repeater, MaxSize: &maxSize, FontSize: -3, IsTextBox: true},
 					{ID: id(), SceneID: scene.ID, Key: "b"},
 				},
-				Colors: []domain.ColorElement{{ID: id(), SceneID: scene.ID, ElementKey: "bg", AttrValue: "stroke", Sort: 1}},
+				Colors: []domain.ColorElement{{ID: id(), SceneID: scene.ID, ElementKey: "bg", AttrValue: "stroke", Sort: 1},
+					{ID: id(), SceneID: scene.ID, ElementKey: tricky, Title: tricky, Icon: "i.svg", DefaultColor: "#fff", AttrValue: "fill", Sort: -2}},
 				ColorPresets: []domain.ColorPreset{{ID: id(), Name: "Night", Items: []domain.ColorPresetItem{{ElementKey: "bg", Value: "#000", Sort: 1}}},
 					{ID: id(), Name: "Empty", Items: []domain.ColorPresetItem{}}},
 				Characters: []domain.Character{{ID: id(), Key: "hero", Controllers: []domain.SceneCharacterController{{ID: id(), Key: "skin",
 					Options: []domain.ControllerOption{{Name: "Light", Value: "l"}}}}}},
 				Repeaters: []domain.Repeater{{ID: repeater, Title: "Gallery", MaxRepeatCount: 6}},
-			}}},
+			}}, {Scene: domain.Scene{ID: id(), Key: "no titles"}}},
 			SharedColors:         []domain.SharedColor{{ID: id(), ProjectID: id(), ElementKey: "brand", AttrValue: "fill"}},
 			SharedLayers:         []domain.SharedLayer{{ID: id(), ProjectID: id(), Key: "logo", IsTextBox: true}},
 			CharacterControllers: []domain.CharacterController{{ID: id(), Key: "hair", Options: []map[string]any{{"name": tricky, "n": 2.0}}}},
@@ -126,4 +128,44 @@ func characterPresetOut(c domain.CharacterPreset) content.CharacterPreset {
 		Controllers: mapAll(c.Controllers, func(v domain.CharacterPresetValue) content.CharacterPresetController {
 			return content.CharacterPresetController{Name: v.Name, Key: v.Key, Value: v.Value}
 		})}
+}
+
+// BenchmarkProjectFullJSON encodes a 40 x 25 project shaped like the benchmark's (seed.BigProject)
+// without the database or HTTP: the encoder's own cost.
+func BenchmarkProjectFullJSON(b *testing.B) {
+	f := domain.ProjectFull{Project: domain.Project{ProjectSummary: domain.ProjectSummary{ID: uuid.New(), Name: "Bench 40 x 25",
+		Aspect: "16:9", Resolution: "1920x1080", ChooseMode: "free", OriginalWidth: 1920, OriginalHeight: 1080,
+		ProjectDurationSec: 120}, ContainerID: uuid.New(), FreeFPS: 25, VipFactor: 1, IsPublished: true}}
+	font := uuid.New()
+	for s := range 40 {
+		scene := domain.SceneFull{Scene: domain.Scene{ID: uuid.New(), ProjectID: f.Project.ID, Key: fmt.Sprintf("scene-%02d", s+1),
+			Title: fmt.Sprintf("Scene %d", s+1), SceneType: "content", Image: "https://cdn.videotpl.dev/scenes/" + uuid.NewString() + ".jpg",
+			Demo: "https://cdn.videotpl.dev/scenes/" + uuid.NewString() + ".mp4", DefaultDurationSec: 5, MinDurationSec: 4, MaxDurationSec: 9,
+			OverlapAtEndSec: 0.5, Sort: s + 1, LocalizedTitle: map[string]string{"en": fmt.Sprintf("Scene %d", s+1), "es": fmt.Sprintf("Escena %d", s+1)}}}
+		for c := range 20 {
+			e := domain.ContentElement{ID: uuid.New(), SceneID: scene.ID, ProjectID: f.Project.ID, Key: fmt.Sprintf("content_%02d", c+1),
+				Title: fmt.Sprintf("Field %d", c+1), Hint: "Shown to the user while editing", Type: "text",
+				DefaultValue: fmt.Sprintf("Default %d", c+1), FontFace: "Roboto", Justify: "center",
+				LocalizedTitle: json.RawMessage(fmt.Sprintf(`{"en": "Field %d"}`, c+1)), MappedList: json.RawMessage(`[]`),
+				FontSize: 24, PositionInContainer: c + 1, Sort: c + 1}
+			if c%2 == 0 {
+				n := 40
+				e.FontID, e.MaxSize = &font, &n
+			}
+			scene.Contents = append(scene.Contents, e)
+		}
+		for c := range 5 {
+			scene.Colors = append(scene.Colors, domain.ColorElement{ID: uuid.New(), SceneID: scene.ID, ElementKey: fmt.Sprintf("color_%02d", c+1),
+				Title: fmt.Sprintf("Colour %d", c+1), DefaultColor: "#1e88e5", AttrValue: "fill", Sort: c + 1})
+		}
+		f.Scenes = append(f.Scenes, scene)
+	}
+	w := &jsonw.Writer{}
+	writeProjectFull(w, f)
+	b.SetBytes(int64(len(w.B)))
+	b.ReportAllocs()
+	for b.Loop() {
+		w.B = w.B[:0]
+		writeProjectFull(w, f)
+	}
 }
