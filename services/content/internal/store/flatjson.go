@@ -183,3 +183,43 @@ func decodeControllerOptions(raw []byte) ([]domain.ControllerOption, error) {
 	options = []domain.ControllerOption{}
 	return options, decode(raw, &options)
 }
+
+// flatStrings calls member for each member of the object raw whose values are all strings,
+// and reports false when raw is not in that simple form.
+func flatStrings(raw []byte, member func(key, value []byte)) bool {
+	r := flatReader{b: raw}
+	if !r.skip('{') {
+		return false
+	}
+	if r.skip('}') {
+		return r.done()
+	}
+	for {
+		key, ok := r.str()
+		if !ok || !r.skip(':') {
+			return false
+		}
+		value, ok := r.str()
+		if !ok {
+			return false
+		}
+		member(key, value)
+		if r.skip('}') {
+			return r.done()
+		}
+		if !r.skip(',') {
+			return false
+		}
+	}
+}
+
+// decodeStrings decodes a stored object of strings (a scene's titles by language) as
+// json.Unmarshal would into an empty map; an empty column gives the empty map.
+func decodeStrings(raw []byte) (map[string]string, error) {
+	m := map[string]string{}
+	if len(raw) == 0 || flatStrings(raw, func(key, value []byte) { m[string(key)] = string(value) }) {
+		return m, nil
+	}
+	m = map[string]string{}
+	return m, decode(raw, &m)
+}

@@ -37,6 +37,23 @@ func TestStoredItemsAndOptionsDecodeAsEncodingJSONDoes(t *testing.T) {
 	}
 }
 
+func TestStoredTitlesDecodeAsEncodingJSONDoes(t *testing.T) {
+	inputs := []string{
+		``, `{}`, ` { } `, `null`, `{"en": "Scene 1", "es": "Escena 1"}`, `{"en":"a","en":"b"}`,
+		`{"de": "ü 日本 <a&b>"}`, `{"en": "a \"quoted\" \\ \u00e9"}`, `{"en": "tab\tin"}`, "{\"en\": \"tab\tin\"}",
+		`{"en": null}`, `{"en": 1}`, `{"en": ["x"]}`, `[]`, `"x"`, `{"en": "v"} trailing`, `{"en": "v"`, `{"en" "v"}`,
+		`{"en": "v",}`, "{\"en\": \"bad \xff utf8\"}", `{"": ""}`,
+	}
+	for _, in := range inputs {
+		want := map[string]string{}
+		wantErr := decode(json.RawMessage(in), &want)
+		got, gotErr := decodeStrings([]byte(in))
+		if (gotErr != nil) != (wantErr != nil) || (wantErr == nil && !reflect.DeepEqual(got, want)) {
+			t.Errorf("%q: got %#v, %v; encoding/json %#v, %v", in, got, gotErr, want, wantErr)
+		}
+	}
+}
+
 func BenchmarkDecodeColorPresetItems(b *testing.B) {
 	raw := []byte(`[{"sort": 1, "value": "#1e88e5", "element_key": "color_01"}, {"sort": 2, "value": "#e53935", "element_key": "color_02"}, {"sort": 3, "value": "#fdd835", "element_key": "color_03"}, {"sort": 4, "value": "#43a047", "element_key": "color_04"}, {"sort": 5, "value": "#8e24aa", "element_key": "color_05"}]`)
 	b.Run("flat", func(b *testing.B) {
@@ -48,6 +65,21 @@ func BenchmarkDecodeColorPresetItems(b *testing.B) {
 		for b.Loop() {
 			items := []domain.ColorPresetItem{}
 			_ = decode(raw, &items)
+		}
+	})
+}
+
+func BenchmarkDecodeStrings(b *testing.B) {
+	raw := []byte(`{"en": "Scene 12", "es": "Escena 12"}`)
+	b.Run("flat", func(b *testing.B) {
+		for b.Loop() {
+			_, _ = decodeStrings(raw)
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		for b.Loop() {
+			m := map[string]string{}
+			_ = decode(raw, &m)
 		}
 	})
 }

@@ -12,11 +12,12 @@ import (
 func sceneFrom(r contentdb.Scene) (domain.Scene, error) {
 	s := domain.Scene{ID: r.ID, ProjectID: r.ProjectID, Key: r.Key, Title: r.Title,
 		SceneType: r.SceneType, Image: r.Image, Demo: r.Demo, SnapshotURL: r.SnapshotUrl,
-		LocalizedTitle: map[string]string{}, DefaultDurationSec: r.DefaultDurationSec,
-		MinDurationSec: r.MinDurationSec, MaxDurationSec: r.MaxDurationSec,
-		OverlapAtEndSec: r.OverlapAtEndSec, ManualColorSelection: r.ManualColorSelection,
-		Sort: int(r.Sort), CreatedAt: r.CreatedAt}
-	return s, decode(r.LocalizedTitle, &s.LocalizedTitle)
+		DefaultDurationSec: r.DefaultDurationSec, MinDurationSec: r.MinDurationSec,
+		MaxDurationSec: r.MaxDurationSec, OverlapAtEndSec: r.OverlapAtEndSec,
+		ManualColorSelection: r.ManualColorSelection, Sort: int(r.Sort), CreatedAt: r.CreatedAt}
+	var err error
+	s.LocalizedTitle, err = decodeStrings(r.LocalizedTitle)
+	return s, err
 }
 
 // ListScenes lists a project's scenes by sort.
