@@ -2,6 +2,7 @@ package store
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"sync"
 
@@ -12,10 +13,10 @@ import (
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
-// The project aggregate's two largest reads (a 40 x 25 project has 800 content and 200 colour
-// elements) scan their rows straight into the domain's elements: sqlc's generated code
+// The project aggregate's largest reads (a 40 x 25 project has 800 content and 200 colour
+// elements, and 40 scenes) scan their rows straight into domain values: sqlc's generated code
 // allocates each row and the list of arguments of its Scan, regrows its slice, and the rows
-// are then copied again into domain values; that was over half of the aggregate's allocated
+// were then copied again into domain values; that was over half of the aggregate's allocated
 // bytes. The SQL stays the generated query's (queries/projects.sql), taken from it once.
 
 // sqlOf is the SQL text of the one generated query read runs.
@@ -32,6 +33,9 @@ var (
 	listColorsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
 		_, _ = q.ListColorsByProject(context.Background(), uuid.Nil)
 	})
+	listScenesByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListScenesByProject(context.Background(), uuid.Nil)
+	})
 )
 
 // contentColumns are the columns of listContentsByProjectSQL in the order the fields of a
@@ -44,6 +48,7 @@ var contentColumns = []string{"id", "scene_id", "project_id", "repeater_item_id"
 var (
 	contentRows rowBuffers[domain.ContentElement]
 	colorRows   rowBuffers[domain.ColorElement]
+	sceneRows   rowBuffers[sceneRow]
 )
 
 // listContentsByProject is ListContentsByProject scanned into content elements.
@@ -81,6 +86,36 @@ func (b *rowBuffers[T]) put(held *[]T) {
 	clear(*held)
 	*held = (*held)[:0]
 	b.pool.Put(held)
+}
+
+var sceneColumns = []string{"id", "project_id", "key", "title", "scene_type", "image", "demo", "snapshot_url",
+	"localized_title", "default_duration_sec", "min_duration_sec", "max_duration_sec", "overlap_at_end_sec",
+	"manual_color_selection", "sort", "created_at"}
+
+// sceneRow is a scene as stored: its titles are decoded once the rows are read.
+type sceneRow struct {
+	domain.Scene
+	localizedTitle json.RawMessage
+}
+
+// listScenesByProject is ListScenesByProject scanned into scenes.
+func (s *Store) listScenesByProject(ctx context.Context, projectID uuid.UUID) ([]domain.Scene, error) {
+	var r sceneRow
+	rows, err := scanEach(ctx, s.db, listScenesByProjectSQL, projectID, sceneColumns, &sceneRows, &r,
+		&r.ID, &r.ProjectID, &r.Key, &r.Title, &r.SceneType, &r.Image, &r.Demo, &r.SnapshotURL, &r.localizedTitle,
+		&r.DefaultDurationSec, &r.MinDurationSec, &r.MaxDurationSec, &r.OverlapAtEndSec, &r.ManualColorSelection,
+		&r.Sort, &r.CreatedAt)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]domain.Scene, len(rows))
+	for i, r := range rows {
+		out[i] = r.Scene
+		if out[i].LocalizedTitle, err = decodeStrings(r.localizedTitle); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
 // scanEach runs query and scans each row into *row through dest (pointers to row's fields, one

@@ -35,6 +35,8 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 		{sql: `UPDATE scene_contents SET default_value = $1, font_id = NULL, max_size = NULL WHERE sort = 2`, args: []any{long}},
 		{sql: `UPDATE scene_contents SET max_size = -7, font_size = 2147483647, direction_layer_value = -2147483648 WHERE sort = 3`},
 		{sql: `UPDATE scenes SET title = E'Szene \u00fc "1"', localized_title = '{"de": "Szene", "en": ""}' WHERE sort = 3`},
+		{sql: `UPDATE scenes SET localized_title = 'null', snapshot_url = $1, min_duration_sec = '1e-300' WHERE sort = 4`, args: []any{long}},
+		{sql: `UPDATE scenes SET localized_title = '{"en": "tab\tescaped"}', max_duration_sec = '1e300' WHERE sort = 5`},
 		{sql: `UPDATE scene_colors SET title = '日本', icon = '', default_color = $1 WHERE sort = 1`, args: []any{long}},
 	} {
 		if _, err := pool.Exec(ctx, stmt.sql, stmt.args...); err != nil {
@@ -63,16 +65,30 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 				return err
 			}
 			wantColors := colorsFrom(colorRows)
+			sceneRows, err := q.ListScenesByProject(ctx, p.ID)
+			if err != nil {
+				return err
+			}
+			wantScenes := make([]domain.Scene, len(sceneRows))
+			for i, r := range sceneRows {
+				if wantScenes[i], err = sceneFrom(r); err != nil {
+					return err
+				}
+			}
 			for _, viaPipeline := range []bool{false, true} {
 				var contents []domain.ContentElement
 				var colors []domain.ColorElement
+				var scenes []domain.Scene
 				read := func(db contentdb.DBTX) error {
 					st := &Store{pool: pool, db: db, q: contentdb.New(db), inTx: true}
 					var err error
 					if contents, err = st.listContentsByProject(ctx, p.ID); err != nil {
 						return err
 					}
-					colors, err = st.listColorsByProject(ctx, p.ID)
+					if colors, err = st.listColorsByProject(ctx, p.ID); err != nil {
+						return err
+					}
+					scenes, err = st.listScenesByProject(ctx, p.ID)
 					return err
 				}
 				if viaPipeline {
@@ -88,6 +104,9 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 				}
 				if len(colors) != 200 || !reflect.DeepEqual(colors, wantColors) {
 					t.Errorf("pipelined %v: %d colour elements differ from the generated query's %d", viaPipeline, len(colors), len(wantColors))
+				}
+				if len(scenes) != 40 || !reflect.DeepEqual(scenes, wantScenes) {
+					t.Errorf("pipelined %v: %d scenes differ from the generated query's %d", viaPipeline, len(scenes), len(wantScenes))
 				}
 			}
 			return nil

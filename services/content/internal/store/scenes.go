@@ -22,17 +22,7 @@ func sceneFrom(r contentdb.Scene) (domain.Scene, error) {
 
 // ListScenes lists a project's scenes by sort.
 func (s *Store) ListScenes(ctx context.Context, projectID uuid.UUID) ([]domain.Scene, error) {
-	rows, err := s.q.ListScenesByProject(ctx, projectID)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]domain.Scene, len(rows))
-	for i, r := range rows {
-		if out[i], err = sceneFrom(r); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return s.listScenesByProject(ctx, projectID)
 }
 
 // GetScene reads a scene and what decides its visibility.
