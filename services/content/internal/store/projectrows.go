@@ -36,6 +36,18 @@ var (
 	listScenesByProjectSQL = sqlOf(func(q *contentdb.Queries) {
 		_, _ = q.ListScenesByProject(context.Background(), uuid.Nil)
 	})
+	listColorPresetsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListColorPresetsByProject(context.Background(), uuid.Nil)
+	})
+	listCharactersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListCharactersByProject(context.Background(), uuid.Nil)
+	})
+	listSceneCharacterControllersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListSceneCharacterControllersByProject(context.Background(), uuid.Nil)
+	})
+	listRepeatersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
+		_, _ = q.ListRepeatersByProject(context.Background(), uuid.Nil)
+	})
 )
 
 // contentColumns are the columns of listContentsByProjectSQL in the order the fields of a
@@ -46,9 +58,13 @@ var contentColumns = []string{"id", "scene_id", "project_id", "repeater_item_id"
 	"direction_layer_value", "video_support", "mapped_list", "is_hidden", "virtual_count", "sort"}
 
 var (
-	contentRows rowBuffers[domain.ContentElement]
-	colorRows   rowBuffers[domain.ColorElement]
-	sceneRows   rowBuffers[sceneRow]
+	contentRows    rowBuffers[domain.ContentElement]
+	colorRows      rowBuffers[domain.ColorElement]
+	sceneRows      rowBuffers[sceneRow]
+	presetRows     rowBuffers[contentdb.SceneColorPreset]
+	characterRows  rowBuffers[contentdb.SceneCharacter]
+	controllerRows rowBuffers[contentdb.SceneCharacterController]
+	repeaterRows   rowBuffers[contentdb.RepeaterItem]
 )
 
 // listContentsByProject is ListContentsByProject scanned into content elements.
@@ -116,6 +132,43 @@ func (s *Store) listScenesByProject(ctx context.Context, projectID uuid.UUID) ([
 		}
 	}
 	return out, nil
+}
+
+// The scene-level reads with fewer rows (two presets, a character, two controllers and a
+// repeater per scene) are scanned into the generated row types, then mapped as before.
+
+var presetColumns = []string{"id", "scene_id", "project_id", "name", "sort", "items"}
+
+func (s *Store) colorPresetRowsByProject(ctx context.Context, projectID uuid.UUID) ([]contentdb.SceneColorPreset, error) {
+	var r contentdb.SceneColorPreset
+	return scanEach(ctx, s.db, listColorPresetsByProjectSQL, projectID, presetColumns, &presetRows, &r,
+		&r.ID, &r.SceneID, &r.ProjectID, &r.Name, &r.Sort, &r.Items)
+}
+
+var characterColumns = []string{"id", "scene_id", "project_id", "key", "name", "icon", "sort"}
+
+func (s *Store) characterRowsByProject(ctx context.Context, projectID uuid.UUID) ([]contentdb.SceneCharacter, error) {
+	var r contentdb.SceneCharacter
+	return scanEach(ctx, s.db, listCharactersByProjectSQL, projectID, characterColumns, &characterRows, &r,
+		&r.ID, &r.SceneID, &r.ProjectID, &r.Key, &r.Name, &r.Icon, &r.Sort)
+}
+
+var controllerColumns = []string{"id", "character_id", "project_id", "name", "key", "default_value", "options", "sort"}
+
+func (s *Store) controllerRowsByProject(ctx context.Context, projectID uuid.UUID) ([]contentdb.SceneCharacterController, error) {
+	var r contentdb.SceneCharacterController
+	return scanEach(ctx, s.db, listSceneCharacterControllersByProjectSQL, projectID, controllerColumns, &controllerRows, &r,
+		&r.ID, &r.CharacterID, &r.ProjectID, &r.Name, &r.Key, &r.DefaultValue, &r.Options, &r.Sort)
+}
+
+var repeaterColumns = []string{"id", "scene_id", "project_id", "title", "repeat_box_key", "repeat_item_key",
+	"repeat_sort_strategy", "max_repeat_count", "sort"}
+
+func (s *Store) repeaterRowsByProject(ctx context.Context, projectID uuid.UUID) ([]contentdb.RepeaterItem, error) {
+	var r contentdb.RepeaterItem
+	return scanEach(ctx, s.db, listRepeatersByProjectSQL, projectID, repeaterColumns, &repeaterRows, &r,
+		&r.ID, &r.SceneID, &r.ProjectID, &r.Title, &r.RepeatBoxKey, &r.RepeatItemKey, &r.RepeatSortStrategy,
+		&r.MaxRepeatCount, &r.Sort)
 }
 
 // scanEach runs query and scans each row into *row through dest (pointers to row's fields, one

@@ -38,6 +38,10 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 		{sql: `UPDATE scenes SET localized_title = 'null', snapshot_url = $1, min_duration_sec = '1e-300' WHERE sort = 4`, args: []any{long}},
 		{sql: `UPDATE scenes SET localized_title = '{"en": "tab\tescaped"}', max_duration_sec = '1e300' WHERE sort = 5`},
 		{sql: `UPDATE scene_colors SET title = '日本', icon = '', default_color = $1 WHERE sort = 1`, args: []any{long}},
+		{sql: `UPDATE scene_color_presets SET name = E'Nacht \\ "ü"', items = '[{"value": "a \"b\"", "sort": 1}]' WHERE sort = 1`},
+		{sql: `UPDATE scene_characters SET icon = '', name = $1`, args: []any{long}},
+		{sql: `UPDATE scene_character_controllers SET options = '[]', default_value = '日本' WHERE sort = 2`},
+		{sql: `UPDATE repeater_items SET title = '', max_repeat_count = -1`},
 	} {
 		if _, err := pool.Exec(ctx, stmt.sql, stmt.args...); err != nil {
 			t.Fatal(err)
@@ -69,6 +73,19 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 			if err != nil {
 				return err
 			}
+			wantRows := map[string]any{}
+			if wantRows["presets"], err = q.ListColorPresetsByProject(ctx, p.ID); err != nil {
+				return err
+			}
+			if wantRows["characters"], err = q.ListCharactersByProject(ctx, p.ID); err != nil {
+				return err
+			}
+			if wantRows["controllers"], err = q.ListSceneCharacterControllersByProject(ctx, p.ID); err != nil {
+				return err
+			}
+			if wantRows["repeaters"], err = q.ListRepeatersByProject(ctx, p.ID); err != nil {
+				return err
+			}
 			wantScenes := make([]domain.Scene, len(sceneRows))
 			for i, r := range sceneRows {
 				if wantScenes[i], err = sceneFrom(r); err != nil {
@@ -79,9 +96,22 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 				var contents []domain.ContentElement
 				var colors []domain.ColorElement
 				var scenes []domain.Scene
+				rowReads := map[string]any{}
 				read := func(db contentdb.DBTX) error {
 					st := &Store{pool: pool, db: db, q: contentdb.New(db), inTx: true}
 					var err error
+					if rowReads["presets"], err = st.colorPresetRowsByProject(ctx, p.ID); err != nil {
+						return err
+					}
+					if rowReads["characters"], err = st.characterRowsByProject(ctx, p.ID); err != nil {
+						return err
+					}
+					if rowReads["controllers"], err = st.controllerRowsByProject(ctx, p.ID); err != nil {
+						return err
+					}
+					if rowReads["repeaters"], err = st.repeaterRowsByProject(ctx, p.ID); err != nil {
+						return err
+					}
 					if contents, err = st.listContentsByProject(ctx, p.ID); err != nil {
 						return err
 					}
@@ -107,6 +137,11 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 				}
 				if len(scenes) != 40 || !reflect.DeepEqual(scenes, wantScenes) {
 					t.Errorf("pipelined %v: %d scenes differ from the generated query's %d", viaPipeline, len(scenes), len(wantScenes))
+				}
+				for name, got := range rowReads {
+					if !reflect.DeepEqual(got, wantRows[name]) {
+						t.Errorf("pipelined %v: %s differ from the generated query's", viaPipeline, name)
+					}
 				}
 			}
 			return nil

@@ -125,7 +125,7 @@ func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpubl
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	presetRows, err := s.q.ListColorPresetsByProject(ctx, id)
+	presetRows, err := s.colorPresetRowsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
@@ -133,11 +133,11 @@ func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpubl
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	characterRows, err := s.q.ListCharactersByProject(ctx, id)
+	characterRows, err := s.characterRowsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	controllerRows, err := s.q.ListSceneCharacterControllersByProject(ctx, id)
+	controllerRows, err := s.controllerRowsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
@@ -145,7 +145,7 @@ func (s *Store) projectFull(ctx context.Context, p domain.Project, includeUnpubl
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
-	repeaterRows, err := s.q.ListRepeatersByProject(ctx, id)
+	repeaterRows, err := s.repeaterRowsByProject(ctx, id)
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
