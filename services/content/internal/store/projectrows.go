@@ -3,6 +3,7 @@ package store
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -19,10 +20,14 @@ import (
 // were then copied again into domain values; that was over half of the aggregate's allocated
 // bytes. The SQL stays the generated query's (queries/projects.sql), taken from it once.
 
-// sqlOf is the SQL text of the one generated query read runs.
+// sqlOf is the SQL text of the one generated query read runs ("" if it runs another number of
+// queries: scanEach then refuses to run).
 func sqlOf(read func(q *contentdb.Queries)) string {
 	rec := &recorder{}
 	read(contentdb.New(rec))
+	if len(rec.calls) != 1 {
+		return ""
+	}
 	return rec.calls[0].sql
 }
 
@@ -177,6 +182,9 @@ func (s *Store) repeaterRowsByProject(ctx context.Context, projectID uuid.UUID) 
 // instead of filling the wrong fields.
 func scanEach[T any](ctx context.Context, db contentdb.DBTX, query string, arg any, columns []string,
 	buffers *rowBuffers[T], row *T, dest ...any) ([]T, error) {
+	if query == "" {
+		return nil, errors.New("store: a hand-scanned read has no generated query")
+	}
 	rows, err := db.Query(ctx, query, arg)
 	if err != nil {
 		return nil, err

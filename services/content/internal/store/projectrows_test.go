@@ -174,6 +174,20 @@ func TestTheAggregateReadsEqualTheGeneratedQueriesAndThePlainRead(t *testing.T) 
 	})
 }
 
+func TestEveryHandScannedReadHasItsGeneratedQuery(t *testing.T) {
+	for i, sql := range []string{listContentsByProjectSQL, listColorsByProjectSQL, listScenesByProjectSQL,
+		listColorPresetsByProjectSQL, listCharactersByProjectSQL, listSceneCharacterControllersByProjectSQL,
+		listRepeatersByProjectSQL} {
+		if !strings.Contains(sql, "WHERE project_id = $1") {
+			t.Errorf("read %d: SQL %q", i, sql)
+		}
+	}
+	var c domain.ColorElement
+	if _, err := scanEach(context.Background(), nil, "", nil, nil, &colorRows, &c); err == nil {
+		t.Error("a read without SQL ran")
+	}
+}
+
 func TestAHandScannedReadRefusesColumnsItDoesNotExpect(t *testing.T) {
 	pool := storePool(t)
 	var c domain.ColorElement
