@@ -104,8 +104,14 @@ func SQLDB(pool *pgxpool.Pool) *sql.DB { return stdlib.OpenDBFromPool(pool) }
 
 // WithTx runs fn in a transaction: committed when fn returns nil, rolled back when it
 // returns an error or panics.
-func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) (err error) {
-	tx, err := pool.Begin(ctx)
+func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
+	return WithTxOptions(ctx, pool, pgx.TxOptions{}, fn)
+}
+
+// WithTxOptions is WithTx for a transaction begun with opts (an isolation level, read-only, or
+// a BeginQuery that sets transaction-local settings in the BEGIN's round trip).
+func WithTxOptions(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) (err error) {
+	tx, err := pool.BeginTx(ctx, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}

@@ -189,27 +189,10 @@ var asyncCommit = pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL synchronous_commit
 // attempt records are the dispatcher's hot path, and losing one in a crash of the database
 // only sends a delivery again after its lease, which at-least-once delivery allows (receivers
 // deduplicate on webhook-id). The deliveries themselves are written by ingestion, durably.
-func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) (err error) {
-	tx, err := s.pool.BeginTx(ctx, asyncCommit)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer func() {
-		if p := recover(); p != nil {
-			_ = tx.Rollback(ctx)
-			panic(p)
-		}
-		if err != nil {
-			_ = tx.Rollback(ctx)
-		}
-	}()
-	if err = fn(s.q.WithTx(tx)); err != nil {
-		return err
-	}
-	if err = tx.Commit(ctx); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+func (s *Store) dispatchTx(ctx context.Context, fn func(q *db.Queries) error) error {
+	return pgxdb.WithTxOptions(ctx, s.pool, asyncCommit, func(tx pgx.Tx) error {
+		return fn(s.q.WithTx(tx))
+	})
 }
 
 // ClaimDue implements domain.DispatchStore: oldest first, by id (ids are time-ordered).
