@@ -7,17 +7,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
 func TestDeferredWritesAreSeenByTheNextReadAndFailTheTransactionWhenRefused(t *testing.T) {
-	_, url := pgtest.NewDB(t)
 	ctx := context.Background()
-	pool, err := pgxdb.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := openPool(t)
 	if _, err := pool.Exec(ctx, "CREATE TABLE things (id int PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}

@@ -8,17 +8,11 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
 func TestWithTxOptionsBeginsAsAskedCommitsOnNilAndRollsBackOnErrorOrPanic(t *testing.T) {
-	_, url := pgtest.NewDB(t)
 	ctx := context.Background()
-	pool, err := pgxdb.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := openPool(t)
 	if _, err := pool.Exec(ctx, "CREATE TABLE things (id int PRIMARY KEY)"); err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +31,7 @@ func TestWithTxOptionsBeginsAsAskedCommitsOnNilAndRollsBackOnErrorOrPanic(t *tes
 
 	// The BeginQuery's transaction-local setting holds inside the transaction only.
 	async := pgx.TxOptions{BeginQuery: "BEGIN; SET LOCAL synchronous_commit = off"}
-	err = pgxdb.WithTxOptions(ctx, pool, async, func(tx pgx.Tx) error {
+	err := pgxdb.WithTxOptions(ctx, pool, async, func(tx pgx.Tx) error {
 		var setting string
 		if err := tx.QueryRow(ctx, "SHOW synchronous_commit").Scan(&setting); err != nil {
 			return err

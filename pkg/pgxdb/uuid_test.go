@@ -10,17 +10,11 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"github.com/videotpl/platform/pkg/pgxdb"
-	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
 func TestUUIDsRoundTripAsBinaryInParametersArraysNullsAndCopy(t *testing.T) {
-	_, url := pgtest.NewDB(t)
 	ctx := context.Background()
-	pool, err := pgxdb.Open(ctx, url, pgxdb.BinaryUUIDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := openPool(t, pgxdb.BinaryUUIDs)
 	id, ids := uuid.New(), []uuid.UUID{uuid.New(), uuid.New()}
 	var (
 		gotID   uuid.UUID
@@ -28,7 +22,7 @@ func TestUUIDsRoundTripAsBinaryInParametersArraysNullsAndCopy(t *testing.T) {
 		gotNull *uuid.UUID
 		text    string
 	)
-	err = pool.QueryRow(ctx, "SELECT $1::uuid, $2::uuid[], $3::uuid, $1::uuid::text", id, ids, (*uuid.UUID)(nil)).
+	err := pool.QueryRow(ctx, "SELECT $1::uuid, $2::uuid[], $3::uuid, $1::uuid::text", id, ids, (*uuid.UUID)(nil)).
 		Scan(&gotID, &gotIDs, &gotNull, &text)
 	if err != nil || gotID != id || !slices.Equal(gotIDs, ids) || gotNull != nil || text != id.String() {
 		t.Fatalf("got %v %v %v %q (%v), want %v %v nil %q", gotID, gotIDs, gotNull, text, err, id, ids, id)
@@ -48,13 +42,8 @@ func TestUUIDsRoundTripAsBinaryInParametersArraysNullsAndCopy(t *testing.T) {
 }
 
 func TestAUUIDOrAPointerToOneIsEncodedWithoutAllocating(t *testing.T) {
-	_, url := pgtest.NewDB(t)
 	ctx := context.Background()
-	pool, err := pgxdb.Open(ctx, url, pgxdb.BinaryUUIDs)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pool.Close()
+	pool := openPool(t, pgxdb.BinaryUUIDs)
 	conn, err := pool.Acquire(ctx)
 	if err != nil {
 		t.Fatal(err)
