@@ -229,19 +229,7 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 			return true
 		}
 	case uuidToOptUUID:
-		d, ok := dst.(**uuid.UUID)
-		if !ok {
-			return false
-		}
-		switch {
-		case src == nil:
-			*d = nil
-		case len(src) == 16:
-			*d = r.arena.ids.put(uuid.UUID(src))
-		default:
-			return false
-		}
-		return true
+		return scanOptional(dst, src, 16, &r.arena.ids, func(b []byte) uuid.UUID { return uuid.UUID(b) })
 	case int4ToInt32:
 		d, ok := dst.(*int32)
 		if ok && len(src) == 4 {
@@ -249,19 +237,7 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 			return true
 		}
 	case int4ToOptInt32:
-		d, ok := dst.(**int32)
-		if !ok {
-			return false
-		}
-		switch {
-		case src == nil:
-			*d = nil
-		case len(src) == 4:
-			*d = r.arena.int32s.put(int32(binary.BigEndian.Uint32(src)))
-		default:
-			return false
-		}
-		return true
+		return scanOptional(dst, src, 4, &r.arena.int32s, func(b []byte) int32 { return int32(binary.BigEndian.Uint32(b)) })
 	case int4ToInt:
 		d, ok := dst.(*int)
 		if ok && len(src) == 4 {
@@ -269,19 +245,7 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 			return true
 		}
 	case int4ToOptInt:
-		d, ok := dst.(**int)
-		if !ok {
-			return false
-		}
-		switch {
-		case src == nil:
-			*d = nil
-		case len(src) == 4:
-			*d = r.arena.ints.put(int(int32(binary.BigEndian.Uint32(src))))
-		default:
-			return false
-		}
-		return true
+		return scanOptional(dst, src, 4, &r.arena.ints, func(b []byte) int { return int(int32(binary.BigEndian.Uint32(b))) })
 	case float8ToFloat64:
 		d, ok := dst.(*float64)
 		if ok && len(src) == 8 {
@@ -296,4 +260,23 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 		}
 	}
 	return false
+}
+
+// scanOptional scans a nullable fixed-size value into dst, a **T: nil for NULL, else a pointer
+// into slab to the value decode reads from src's size bytes. It reports false for another
+// destination type or a malformed value.
+func scanOptional[T any](dst any, src []byte, size int, slab *slab[T], decode func([]byte) T) bool {
+	d, ok := dst.(**T)
+	if !ok {
+		return false
+	}
+	switch {
+	case src == nil:
+		*d = nil
+	case len(src) == size:
+		*d = slab.put(decode(src))
+	default:
+		return false
+	}
+	return true
 }
