@@ -11,16 +11,7 @@ import (
 
 func TestDeferredWritesAreSeenByTheNextReadAndFailTheTransactionWhenRefused(t *testing.T) {
 	ctx := context.Background()
-	pool := openPool(t)
-	if _, err := pool.Exec(ctx, "CREATE TABLE things (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	count := func() (n int) {
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM things").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	pool, count := openThings(t)
 
 	// Queued writes, by Exec and by SendBatch, are seen by a read in the same transaction and
 	// committed by Commit without an explicit Flush.

@@ -12,16 +12,7 @@ import (
 
 func TestWithTxOptionsBeginsAsAskedCommitsOnNilAndRollsBackOnErrorOrPanic(t *testing.T) {
 	ctx := context.Background()
-	pool := openPool(t)
-	if _, err := pool.Exec(ctx, "CREATE TABLE things (id int PRIMARY KEY)"); err != nil {
-		t.Fatal(err)
-	}
-	count := func() (n int) {
-		if err := pool.QueryRow(ctx, "SELECT count(*) FROM things").Scan(&n); err != nil {
-			t.Fatal(err)
-		}
-		return n
-	}
+	pool, count := openThings(t)
 	insert := func(id int) func(pgx.Tx) error {
 		return func(tx pgx.Tx) error {
 			_, err := tx.Exec(ctx, "INSERT INTO things VALUES ($1)", id)
