@@ -31,28 +31,19 @@ func sqlOf(read func(q *contentdb.Queries)) string {
 	return rec.calls[0].sql
 }
 
+// sqlOfByProject is the SQL of a generated read by project id.
+func sqlOfByProject[R any](read func(*contentdb.Queries, context.Context, uuid.UUID) (R, error)) string {
+	return sqlOf(func(q *contentdb.Queries) { _, _ = read(q, context.Background(), uuid.Nil) })
+}
+
 var (
-	listContentsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListContentsByProject(context.Background(), uuid.Nil)
-	})
-	listColorsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListColorsByProject(context.Background(), uuid.Nil)
-	})
-	listScenesByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListScenesByProject(context.Background(), uuid.Nil)
-	})
-	listColorPresetsByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListColorPresetsByProject(context.Background(), uuid.Nil)
-	})
-	listCharactersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListCharactersByProject(context.Background(), uuid.Nil)
-	})
-	listSceneCharacterControllersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListSceneCharacterControllersByProject(context.Background(), uuid.Nil)
-	})
-	listRepeatersByProjectSQL = sqlOf(func(q *contentdb.Queries) {
-		_, _ = q.ListRepeatersByProject(context.Background(), uuid.Nil)
-	})
+	listContentsByProjectSQL                  = sqlOfByProject((*contentdb.Queries).ListContentsByProject)
+	listColorsByProjectSQL                    = sqlOfByProject((*contentdb.Queries).ListColorsByProject)
+	listScenesByProjectSQL                    = sqlOfByProject((*contentdb.Queries).ListScenesByProject)
+	listColorPresetsByProjectSQL              = sqlOfByProject((*contentdb.Queries).ListColorPresetsByProject)
+	listCharactersByProjectSQL                = sqlOfByProject((*contentdb.Queries).ListCharactersByProject)
+	listSceneCharacterControllersByProjectSQL = sqlOfByProject((*contentdb.Queries).ListSceneCharacterControllersByProject)
+	listRepeatersByProjectSQL                 = sqlOfByProject((*contentdb.Queries).ListRepeatersByProject)
 )
 
 // contentColumns are the columns of listContentsByProjectSQL in the order the fields of a
