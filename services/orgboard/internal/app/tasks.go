@@ -73,6 +73,7 @@ func (a *App) GetTask(ctx context.Context, actor domain.Actor, id uuid.UUID) (do
 // (CheckCaller need not run before it): the blocks, the team with the caller's standing and the
 // items go to the database in one round trip; a blocked caller is refused first, and the team
 // is checked before its items are returned, as when they were read one after the other.
+// Release the board once it is written, so that the next board reuses its items' array.
 func (a *App) Board(ctx context.Context, actor domain.Actor, team uuid.UUID) (domain.Board, error) {
 	r, err := a.store.ReadBoard(ctx, domain.BoardQuery{Team: team, User: actor.UserID, Tenant: actor.TenantID,
 		Blocks: actor.IsUser()})
@@ -92,7 +93,7 @@ func (a *App) Board(ctx context.Context, actor domain.Actor, team uuid.UUID) (do
 	if err := domain.Authorize(st, domain.ViewBoard, "team"); err != nil {
 		return domain.Board{}, err
 	}
-	return domain.ArrangeBoard(team, r.Items), nil
+	return domain.ArrangeBoard(team, r.Items).HandingBack(r.Release), nil
 }
 
 // MoveTask moves a task to another status along the allowed transitions (ManageWork);

@@ -108,6 +108,23 @@ type BoardColumn struct {
 type Board struct {
 	TeamID  uuid.UUID
 	Columns []BoardColumn
+	// release hands the items' array back to the store (nil: nothing to hand back).
+	release func()
+}
+
+// HandingBack returns b with release, which Release calls.
+func (b Board) HandingBack(release func()) Board {
+	b.release = release
+	return b
+}
+
+// Release hands the board's items back for a later board to reuse: neither the board nor any
+// of its items may be read after it. Once is enough; a board never released is collected as
+// garbage.
+func (b Board) Release() {
+	if b.release != nil {
+		b.release()
+	}
 }
 
 // NewBoard puts items (already in display order) into the columns, always all four, in order.
@@ -172,6 +189,9 @@ type BoardRead struct {
 	TeamErr  error
 	Standing Standing
 	Items    []Task
+	// Release hands Items' array back for reuse once nothing reads them any more (nil when
+	// there is nothing to hand back); calling it more than once does nothing more.
+	Release func()
 }
 
 // TaskStore keeps tasks.

@@ -14,8 +14,9 @@ import (
 // TestBoardJSONMatchesTheGeneratedTypes holds them equal.
 type boardJSON struct{ board domain.Board }
 
-// VisitGetBoardResponse streams the board.
+// VisitGetBoardResponse streams the board, then hands its items back for the next board.
 func (r boardJSON) VisitGetBoardResponse(w http.ResponseWriter) error {
+	defer r.board.Release()
 	return jsonw.Stream(w, http.StatusOK, func(out *jsonw.Writer) { writeBoard(out, r.board) })
 }
 

@@ -109,6 +109,27 @@ func TestReadBoardReadsWhatTheGeneratedQueriesRead(t *testing.T) {
 			}
 		}
 	})
+	t.Run("boards read after earlier ones were released", func(t *testing.T) {
+		for round := range 4 {
+			got, err := s.ReadBoard(ctx, domain.BoardQuery{Team: team, User: member})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got.Items, want) {
+				t.Fatalf("round %d: the items differ from the generated query's", round)
+			}
+			empty, err := s.ReadBoard(ctx, domain.BoardQuery{Team: other, User: member})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(empty.Items) != 0 {
+				t.Fatalf("round %d: the empty board has %d items", round, len(empty.Items))
+			}
+			got.Release()
+			got.Release() // a second release hands nothing back twice
+			empty.Release()
+		}
+	})
 	t.Run("an outsider, without the blocks, on an empty board", func(t *testing.T) {
 		got, err := s.ReadBoard(ctx, domain.BoardQuery{Team: other, User: outsider})
 		if err != nil {
