@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -143,17 +144,13 @@ var boardColumns = [...]uint32{
 
 // boardItemsPool holds the items' arrays of boards already written (*[]domain.Task): about
 // half of a board's garbage (50 KB of 250 items) is not made again for each board.
-var boardItemsPool sync.Pool
+// boardEndsPool holds the ends arrays of boards already read (*[]int).
+var boardItemsPool, boardEndsPool sync.Pool
 
-// boardItems returns an empty items array of capacity n or more, from the pool when it holds
-// one, and the release that hands it back (once; an array grown beyond the bound is dropped).
+// boardItems returns an empty items array of capacity n or more, and the release that hands it
+// back (once; an array grown beyond the bound of the hint is dropped).
 func boardItems(n int) (*[]domain.Task, func()) {
-	p, _ := boardItemsPool.Get().(*[]domain.Task)
-	if p == nil || cap(*p) < n {
-		s := make([]domain.Task, 0, n)
-		p = &s
-	}
-	*p = (*p)[:0]
+	p := pooled[domain.Task](&boardItemsPool, n)
 	released := false
 	return p, func() {
 		if !released && cap(*p) <= maxItemsHint+8 {
@@ -161,6 +158,24 @@ func boardItems(n int) (*[]domain.Task, func()) {
 		}
 		released = true
 	}
+}
+
+// releaseEnds hands an ends array back, unless it grew beyond the bound of the hint.
+func releaseEnds(p *[]int) {
+	if cap(*p) <= 2*(maxItemsHint+8) {
+		boardEndsPool.Put(p)
+	}
+}
+
+// pooled returns an empty array of capacity n or more: pool's (of *[]T) when it holds one.
+func pooled[T any](pool *sync.Pool, n int) *[]T {
+	p, _ := pool.Get().(*[]T)
+	if p == nil || cap(*p) < n {
+		s := make([]T, 0, n)
+		p = &s
+	}
+	*p = (*p)[:0]
+	return p
 }
 
 // scanBoardItems reads ListBoardItems' rows into tasks, and returns the release that hands
@@ -177,32 +192,37 @@ func scanBoardItems(rows pgx.Rows) ([]domain.Task, func(), error) {
 	n := min(boardItemsHint.Load(), maxItemsHint) + 8
 	buf, release := boardItems(int(n))
 	items := *buf
-	text := make([]byte, 0, min(boardTextHint.Load(), maxTextHint)+1024)
-	// ends holds, per item, where its title and its description end in text.
-	ends := make([]int, 0, 2*n)
+	// The texts go to a strings.Builder, whose String is the bytes written, not a copy.
+	var text strings.Builder
+	text.Grow(int(min(boardTextHint.Load(), maxTextHint)) + 1024)
+	// ends holds, per item, where its title and its description end in text; it is only used
+	// here, so the next board reuses it.
+	endsBuf := pooled[int](&boardEndsPool, int(2*n))
+	defer releaseEnds(endsBuf)
+	ends := *endsBuf
 	for rows.Next() {
 		v := rows.RawValues()
 		var t domain.Task
 		if err := decodeBoardItem(v, &t); err != nil {
 			return nil, nil, err
 		}
-		text = append(text, v[4]...)
-		ends = append(ends, len(text))
-		text = append(text, v[5]...)
-		ends = append(ends, len(text))
+		text.Write(v[4])
+		ends = append(ends, text.Len())
+		text.Write(v[5])
+		ends = append(ends, text.Len())
 		items = append(items, t)
 	}
-	*buf = items // the array grown by append, if it was
+	*buf, *endsBuf = items, ends // the arrays grown by append, if they were
 	if err := rows.Err(); err != nil {
 		return nil, nil, err
 	}
-	all, start := string(text), 0
+	all, start := text.String(), 0
 	for i := range items {
 		items[i].Title, items[i].Description = all[start:ends[2*i]], all[ends[2*i]:ends[2*i+1]]
 		start = ends[2*i+1]
 	}
 	boardItemsHint.Store(int64(len(items)))
-	boardTextHint.Store(int64(len(text)))
+	boardTextHint.Store(int64(len(all)))
 	return items, release, nil
 }
 
