@@ -3,6 +3,7 @@ package httpapi
 import (
 	"fmt"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +15,15 @@ import (
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
 )
 
-func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
+// workItemsOfEveryKind are items of one team: every text case (escapes, invalid UTF-8,
+// unicode), every assignee kind, a parent, times with and without fractions and in a zone.
+func workItemsOfEveryKind() (team uuid.UUID, items []domain.Task) {
 	tricky := "quote \" backslash \\ tab \t nl \n ctl \x01 html <a&b> ü 日本 \u2028 bad \xff end"
 	id := func() uuid.UUID { return uuid.New() }
 	team, org, parent := id(), id(), id()
 	whole := time.Date(2026, 11, 24, 6, 0, 0, 0, time.UTC)
 	fine := time.Date(2026, 11, 24, 6, 0, 0, 123456000, time.UTC)
-	items := []domain.Task{
+	items = []domain.Task{
 		{ID: parent, OrganizationID: org, TeamID: team, Type: "epic", Title: tricky, Description: tricky,
 			Status: domain.StatusBacklog, CreatedBy: id(), CreatedAt: whole, UpdatedAt: fine},
 		{ID: id(), OrganizationID: org, TeamID: team, Type: "story", Title: "assigned to a user", Status: domain.StatusInProgress,
@@ -31,6 +34,12 @@ func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
 		{ID: id(), OrganizationID: org, TeamID: team, Type: "bug", Status: domain.StatusDone,
 			CreatedAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.FixedZone("east", 5*3600+1800)), UpdatedAt: whole},
 	}
+	return team, items
+}
+
+func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
+	id := func() uuid.UUID { return uuid.New() }
+	team, items := workItemsOfEveryKind()
 	// A board of 500 items is several streamed chunks.
 	large := make([]domain.Task, 500)
 	for i := range large {
@@ -76,4 +85,28 @@ func boardOut(b domain.Board) orgboard.Board {
 		}
 	}
 	return out
+}
+
+func TestAMovedTasksJSONMatchesTheGeneratedType(t *testing.T) {
+	_, items := workItemsOfEveryKind()
+	for i, task := range items {
+		got, want := httptest.NewRecorder(), httptest.NewRecorder()
+		if err := (movedTaskJSON{task}).VisitMoveTaskResponse(got); err != nil {
+			t.Fatal(err)
+		}
+		if err := orgboardserver.MoveTask200JSONResponse(workItemOut(task)).VisitMoveTaskResponse(want); err != nil {
+			t.Fatal(err)
+		}
+		if got.Code != want.Code || got.Header().Get("Content-Type") != want.Header().Get("Content-Type") {
+			t.Errorf("item %d: status %d, %s; the generated response's: %d, %s", i, got.Code, got.Header().Get("Content-Type"),
+				want.Code, want.Header().Get("Content-Type"))
+		}
+		// The generated response ends with the newline json.Encoder adds.
+		if g, w := got.Body.String(), strings.TrimSuffix(want.Body.String(), "\n"); g != w {
+			t.Errorf("item %d: hand-written JSON differs from the generated type's:\n got %s\nwant %s", i, g, w)
+		}
+		if n := got.Header().Get("Content-Length"); n != strconv.Itoa(got.Body.Len()) {
+			t.Errorf("item %d: Content-Length %q for %d bytes", i, n, got.Body.Len())
+		}
+	}
 }

@@ -60,7 +60,7 @@ func (s *Server) MoveTask(ctx context.Context, req orgboardserver.MoveTaskReques
 	if err != nil {
 		return nil, err
 	}
-	return orgboardserver.MoveTask200JSONResponse(workItemOut(w)), nil
+	return movedTaskJSON{w}, nil
 }
 
 // AssignTask implements PATCH /api/orgboard/tasks/{id}/assign.
