@@ -40,17 +40,22 @@ func workItemsOfEveryKind() (team uuid.UUID, items []domain.Task) {
 func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
 	id := func() uuid.UUID { return uuid.New() }
 	team, items := workItemsOfEveryKind()
-	// A board of 500 items is several streamed chunks.
-	large := make([]domain.Task, 500)
-	for i := range large {
-		large[i] = items[i%len(items)]
-		large[i].ID = id()
-		large[i].Title = fmt.Sprintf("%s %d", strings.Repeat("x", i%40), i)
+	// A board of 500 items is larger than a streamed chunk, written in one piece; one of more
+	// than bufferedBoardItems is streamed in several chunks.
+	many := func(n int) []domain.Task {
+		large := make([]domain.Task, n)
+		for i := range large {
+			large[i] = items[i%len(items)]
+			large[i].ID = id()
+			large[i].Title = fmt.Sprintf("%s %d", strings.Repeat("x", i%40), i)
+		}
+		return large
 	}
 	cases := map[string]domain.Board{
-		"an empty board":                       domain.NewBoard(team, nil),
-		"items of every kind in every column":  domain.NewBoard(team, items),
-		"a board larger than a streamed chunk": domain.NewBoard(team, large),
+		"an empty board":                      domain.NewBoard(team, nil),
+		"items of every kind in every column": domain.NewBoard(team, items),
+		"a board larger than a chunk":         domain.NewBoard(team, many(500)),
+		"a board streamed in chunks":          domain.NewBoard(team, many(bufferedBoardItems+1)),
 	}
 	for name, b := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -68,6 +73,10 @@ func TestBoardJSONMatchesTheGeneratedTypes(t *testing.T) {
 			// The generated response ends with the newline json.Encoder adds.
 			if g, w := got.Body.String(), strings.TrimSuffix(want.Body.String(), "\n"); g != w {
 				t.Errorf("hand-written JSON differs from the generated types':\n got %s\nwant %s", g, w)
+			}
+			n := got.Header().Get("Content-Length")
+			if buffered := boardItems(b) <= bufferedBoardItems; buffered != (n != "") || buffered && n != strconv.Itoa(got.Body.Len()) {
+				t.Errorf("Content-Length %q for %d bytes of %d items", n, got.Body.Len(), boardItems(b))
 			}
 		})
 	}
