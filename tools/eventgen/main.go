@@ -54,8 +54,10 @@ func run(in, out, pkg string) error {
 		return err
 	}
 	files := map[string]string{
-		"events.gen.go":  genTypes(doc, pkg),
-		"runtime.gen.go": strings.Replace(runtimeSrc, "package events", "package "+pkg, 1),
+		"events.gen.go":       genTypes(doc, pkg),
+		"runtime.gen.go":      strings.Replace(runtimeSrc, "package events", "package "+pkg, 1),
+		"samples_gen_test.go": genSamples(doc, pkg),
+		"decode_gen_test.go":  strings.Replace(decodeTestSrc, "package events", "package "+pkg, 1),
 	}
 	for name, code := range files {
 		formatted, err := format.Source([]byte(code))
