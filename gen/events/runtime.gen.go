@@ -297,34 +297,100 @@ func (v *validator) err() error {
 
 // decoder reads the properties of one JSON object strictly, collecting field errors.
 type decoder struct {
-	obj  map[string]json.RawMessage
-	errs []FieldError
-	bad  map[string]bool
+	members []member
+	errs    []FieldError
+	bad     map[string]bool
+	buf     [16]member
 }
+
+// member is one property of the object: its key and its raw value. Values read in one pass
+// are slices of the input; every decoder copies what it keeps.
+type member struct {
+	key []byte
+	raw json.RawMessage
+}
+
+// onePass lets objects and arrays be read by the scanner below, and uuids and integers be
+// parsed in place; false takes the reference path (encoding/json, strconv, uuid.Parse) the
+// one-pass path is tested against.
+var onePass = true
 
 func newDecoder(b []byte) (*decoder, error) {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 || b[0] != '{' {
 		return nil, &ValidationError{Errors: []FieldError{{Message: "must be a JSON object"}}}
 	}
+	d := &decoder{}
+	d.members = d.buf[:0]
+	if onePass && d.read(b) {
+		return d, nil
+	}
+	// Anything the scanner does not read (bad JSON, escaped or non-ASCII keys, deep nesting)
+	// is judged by encoding/json, so its verdict and error text stand.
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(b, &obj); err != nil {
 		return nil, &ValidationError{Errors: []FieldError{{Message: "is not valid JSON: " + err.Error()}}}
 	}
-	return &decoder{obj: obj, bad: map[string]bool{}}, nil
+	d.members = d.buf[:0]
+	for k, v := range obj {
+		d.members = append(d.members, member{key: []byte(k), raw: v})
+	}
+	return d, nil
+}
+
+// read checks that b is one JSON object and records its members, in one pass without
+// reflection. It is false when b is malformed or a key is not plain ASCII; then nothing it
+// recorded is used.
+func (d *decoder) read(b []byte) bool {
+	s := scanner{b: b, i: 1}
+	s.space()
+	if s.consume('}') {
+		return s.i == len(b)
+	}
+	for {
+		s.space()
+		key, plain, ok := s.str()
+		if !ok || !plain || !s.colon() {
+			return false
+		}
+		start := s.i
+		if !s.value(1) {
+			return false
+		}
+		d.members = append(d.members, member{key: key, raw: b[start:s.i]})
+		s.space()
+		if s.consume(',') {
+			continue
+		}
+		return s.consume('}') && s.i == len(b)
+	}
+}
+
+// lookup returns the raw value of a property. The last of repeated keys wins, as with
+// encoding/json into a map.
+func (d *decoder) lookup(name string) (json.RawMessage, bool) {
+	for i := len(d.members) - 1; i >= 0; i-- {
+		if string(d.members[i].key) == name {
+			return d.members[i].raw, true
+		}
+	}
+	return nil, false
 }
 
 func (d *decoder) add(field, msg string) {
 	d.errs = append(d.errs, FieldError{Field: field, Message: msg})
+	if d.bad == nil {
+		d.bad = map[string]bool{}
+	}
 	d.bad[rootField(field)] = true
 }
 
-func (d *decoder) has(name string) bool { _, ok := d.obj[name]; return ok }
+func (d *decoder) has(name string) bool { _, ok := d.lookup(name); return ok }
 
 // field returns the raw value of a property; ok is false when it is absent or null. A missing
 // required property and a null where null is not allowed are recorded.
 func (d *decoder) field(name string, required, nullable bool) (json.RawMessage, bool) {
-	raw, ok := d.obj[name]
+	raw, ok := d.lookup(name)
 	if !ok {
 		if required {
 			d.add(name, "is required")
@@ -386,6 +452,14 @@ func plainString(b []byte) bool {
 }
 
 func (d *decoder) uuid(name string, raw json.RawMessage) (uuid.UUID, bool) {
+	// Fast path: a plain string of 36 bytes is parsed in place, as uuid.Parse would parse it.
+	if n := len(raw); onePass && n == 38 && raw[0] == '"' && raw[n-1] == '"' && plainString(raw[1:n-1]) {
+		if id, err := uuid.ParseBytes(raw[1 : n-1]); err == nil {
+			return id, true
+		}
+		d.add(name, "must be a uuid")
+		return uuid.Nil, false
+	}
 	s, ok := d.str(name, raw)
 	if !ok {
 		return uuid.Nil, false
@@ -416,6 +490,9 @@ func isNumber(raw json.RawMessage) bool {
 }
 
 func (d *decoder) int64(name string, raw json.RawMessage) (int64, bool) {
+	if n, ok := smallInt(raw); ok && onePass {
+		return n, true
+	}
 	if isNumber(raw) {
 		if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
 			return n, true
@@ -427,6 +504,29 @@ func (d *decoder) int64(name string, raw json.RawMessage) (int64, bool) {
 	}
 	d.add(name, "must be an integer")
 	return 0, false
+}
+
+// smallInt parses -?[0-9]{1,18} without allocating; ok is false for anything else, which
+// strconv then reads. Eighteen digits cannot overflow an int64.
+func smallInt(raw []byte) (int64, bool) {
+	digits := raw
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	if len(digits) == 0 || len(digits) > 18 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	if len(digits) < len(raw) {
+		n = -n
+	}
+	return n, true
 }
 
 func (d *decoder) int(name string, raw json.RawMessage) (int, bool) {
@@ -473,13 +573,14 @@ func decodeEnum[E ~string](d *decoder, name string, raw json.RawMessage) (E, boo
 }
 
 func decodeArray[T any](d *decoder, name string, raw json.RawMessage, item func(*decoder, string, json.RawMessage) (T, bool)) ([]T, bool) {
-	var items []json.RawMessage
-	if len(raw) == 0 || raw[0] != '[' || json.Unmarshal(raw, &items) != nil {
+	var buf [8]json.RawMessage
+	items, ok := arrayItems(raw, buf[:0])
+	if !ok {
 		d.add(name, "must be an array")
 		return nil, false
 	}
 	out := make([]T, 0, len(items))
-	ok := true
+	ok = true
 	for i, it := range items {
 		v, good := item(d, indexed(name, i), it)
 		if !good {
@@ -489,4 +590,242 @@ func decodeArray[T any](d *decoder, name string, raw json.RawMessage, item func(
 		out = append(out, v)
 	}
 	return out, ok
+}
+
+// arrayItems returns the raw items of the JSON array raw: slices of it when the scanner reads
+// it, else as encoding/json reads it. ok is false when raw is not an array.
+func arrayItems(raw []byte, items []json.RawMessage) ([]json.RawMessage, bool) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, false
+	}
+	if onePass {
+		if items, ok := scanItems(raw, items); ok {
+			return items, true
+		}
+	}
+	items = nil
+	if json.Unmarshal(raw, &items) != nil {
+		return nil, false
+	}
+	return items, true
+}
+
+// scanItems appends the items of the array raw to items; false when raw is not one
+// well-formed array.
+func scanItems(raw []byte, items []json.RawMessage) ([]json.RawMessage, bool) {
+	s := scanner{b: raw, i: 1}
+	s.space()
+	if s.consume(']') {
+		return items, s.i == len(raw)
+	}
+	for {
+		s.space()
+		start := s.i
+		if !s.value(1) {
+			return nil, false
+		}
+		items = append(items, raw[start:s.i])
+		s.space()
+		if s.consume(',') {
+			continue
+		}
+		return items, s.consume(']') && s.i == len(raw)
+	}
+}
+
+// maxDepth bounds the nesting the scanner follows; deeper values go to encoding/json.
+const maxDepth = 64
+
+// scanner checks JSON syntax (RFC 8259, as encoding/json does) over b from i.
+type scanner struct {
+	b []byte
+	i int
+}
+
+func (s *scanner) space() {
+	for s.i < len(s.b) {
+		switch s.b[s.i] {
+		case ' ', '\t', '\n', '\r':
+			s.i++
+		default:
+			return
+		}
+	}
+}
+
+func (s *scanner) consume(c byte) bool {
+	if s.i < len(s.b) && s.b[s.i] == c {
+		s.i++
+		return true
+	}
+	return false
+}
+
+// colon reads the ':' after a key, with the spaces around it.
+func (s *scanner) colon() bool {
+	s.space()
+	if !s.consume(':') {
+		return false
+	}
+	s.space()
+	return true
+}
+
+// str reads a string; ok is false when it is malformed, plain tells that it is printable
+// ASCII without escapes (its content is then the returned bytes).
+func (s *scanner) str() (content []byte, plain, ok bool) {
+	if !s.consume('"') {
+		return nil, false, false
+	}
+	start := s.i
+	plain = true
+	for s.i < len(s.b) {
+		c := s.b[s.i]
+		switch {
+		case c == '"':
+			s.i++
+			return s.b[start : s.i-1], plain, true
+		case c < 0x20:
+			return nil, false, false
+		case c == '\\':
+			plain = false
+			if !s.escape() {
+				return nil, false, false
+			}
+		default:
+			plain = plain && c < 0x80
+			s.i++
+		}
+	}
+	return nil, false, false
+}
+
+// escape reads one escape sequence at s.i (the backslash).
+func (s *scanner) escape() bool {
+	if s.i+1 >= len(s.b) {
+		return false
+	}
+	switch s.b[s.i+1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		s.i += 2
+		return true
+	case 'u':
+		if s.i+6 > len(s.b) {
+			return false
+		}
+		for _, h := range s.b[s.i+2 : s.i+6] {
+			if !isHex(h) {
+				return false
+			}
+		}
+		s.i += 6
+		return true
+	}
+	return false
+}
+
+func isHex(c byte) bool { return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F' }
+
+// value reads one JSON value; false when it is malformed or nested deeper than maxDepth.
+func (s *scanner) value(depth int) bool {
+	if s.i >= len(s.b) || depth > maxDepth {
+		return false
+	}
+	switch c := s.b[s.i]; {
+	case c == '{':
+		return s.object(depth + 1)
+	case c == '[':
+		return s.array(depth + 1)
+	case c == '"':
+		_, _, ok := s.str()
+		return ok
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.number()
+	}
+	return false
+}
+
+func (s *scanner) literal(word string) bool {
+	if len(s.b)-s.i < len(word) || string(s.b[s.i:s.i+len(word)]) != word {
+		return false
+	}
+	s.i += len(word)
+	return true
+}
+
+// number reads -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func (s *scanner) number() bool {
+	s.consume('-')
+	switch {
+	case s.consume('0'):
+	case s.i < len(s.b) && '1' <= s.b[s.i] && s.b[s.i] <= '9':
+		s.digits()
+	default:
+		return false
+	}
+	if s.consume('.') && !s.digits() {
+		return false
+	}
+	if s.consume('e') || s.consume('E') {
+		if !s.consume('+') {
+			s.consume('-')
+		}
+		if !s.digits() {
+			return false
+		}
+	}
+	return true
+}
+
+// digits reads one or more digits.
+func (s *scanner) digits() bool {
+	start := s.i
+	for s.i < len(s.b) && '0' <= s.b[s.i] && s.b[s.i] <= '9' {
+		s.i++
+	}
+	return s.i > start
+}
+
+func (s *scanner) object(depth int) bool {
+	s.i++ // '{'
+	s.space()
+	if s.consume('}') {
+		return true
+	}
+	for {
+		s.space()
+		if _, _, ok := s.str(); !ok || !s.colon() || !s.value(depth) {
+			return false
+		}
+		s.space()
+		if s.consume(',') {
+			continue
+		}
+		return s.consume('}')
+	}
+}
+
+func (s *scanner) array(depth int) bool {
+	s.i++ // '['
+	s.space()
+	if s.consume(']') {
+		return true
+	}
+	for {
+		s.space()
+		if !s.value(depth) {
+			return false
+		}
+		s.space()
+		if s.consume(',') {
+			continue
+		}
+		return s.consume(']')
+	}
 }
