@@ -459,7 +459,7 @@ func genTypes(d *document, pkg string) string {
 
 	w("var registry = map[string]eventInfo{\n")
 	for _, ev := range d.events {
-		w("\t%s: {producer: %q, channel: channels[%q], payload: newAs[%s], decode: decodeAs[%s]},\n",
+		w("\t%s: {producer: %q, channel: channels[%q], payload: newAs[%s], decode: func(b []byte) (Payload, error) { return asPayload(decode%s(b)) }},\n",
 			ev.constName, ev.producer, ev.channel.key, ev.payload, ev.payload)
 	}
 	w("}\n\n")
@@ -571,7 +571,11 @@ func genStruct(b *strings.Builder, d *document, s *schema) {
 
 	// UnmarshalJSON: strict decoding of every declared field, then Validate.
 	w("// UnmarshalJSON decodes and validates p: a missing required field, a null where null is not\n// allowed, a wrong type or format and an enum, range or length violation are refused with the\n// field named. Unknown fields are ignored.\n")
-	w("func (p *%s) UnmarshalJSON(b []byte) error {\n\td, err := newDecoder(b)\n\tif err != nil {\n\t\treturn err\n\t}\n\tvar out %s\n", s.name, s.name)
+	w("func (p *%s) UnmarshalJSON(b []byte) error {\n\tout, err := decode%s(b)\n\tif err != nil {\n\t\treturn err\n\t}\n\t*p = out\n\treturn nil\n}\n\n", s.name, s.name)
+	// The decoding itself returns the value, so that the registry's decoder need not take
+	// the address of a variable (which would move it to the heap) before boxing it.
+	w("// decode%s is UnmarshalJSON returning the value.\n", s.name)
+	w("func decode%s(b []byte) (%s, error) {\n\td, err := newDecoder(b)\n\tif err != nil {\n\t\treturn %s{}, err\n\t}\n\tvar out %s\n", s.name, s.name, s.name, s.name)
 	for _, f := range s.fields {
 		path := strconv.Quote(f.json)
 		w("\tif raw, ok := d.field(%s, %v, %v); ok {\n", path, f.required, f.nullable)
@@ -587,7 +591,7 @@ func genStruct(b *strings.Builder, d *document, s *schema) {
 		}
 		w("\n")
 	}
-	w("\tif err := d.finish(out.Validate()); err != nil {\n\t\treturn err\n\t}\n\t*p = out\n\treturn nil\n}\n\n")
+	w("\tif err := d.finish(out.Validate()); err != nil {\n\t\treturn %s{}, err\n\t}\n\treturn out, nil\n}\n\n", s.name)
 }
 
 func genFieldCheck(out *strings.Builder, f *field) {
