@@ -127,56 +127,56 @@ var channels = map[string]*Channel{
 }
 
 var registry = map[string]eventInfo{
-	ContentSvgPreviewGeneratedV1:      {producer: "content-service", channel: channels["events"], payload: newAs[ContentSvgPreviewGeneratedV1Payload], decode: decodeAs[ContentSvgPreviewGeneratedV1Payload]},
-	IdentityApiKeyCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyCreatedV1Payload], decode: decodeAs[IdentityApiKeyCreatedV1Payload]},
-	IdentityApiKeyRevokedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyRevokedV1Payload], decode: decodeAs[IdentityApiKeyRevokedV1Payload]},
-	IdentityPaymentFailedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentFailedV1Payload], decode: decodeAs[IdentityPaymentFailedV1Payload]},
-	IdentityPaymentRefundedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentRefundedV1Payload], decode: decodeAs[IdentityPaymentRefundedV1Payload]},
-	IdentityPaymentSucceededV1:        {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentSucceededV1Payload], decode: decodeAs[IdentityPaymentSucceededV1Payload]},
-	IdentityPlanActivatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanActivatedV1Payload], decode: decodeAs[IdentityPlanActivatedV1Payload]},
-	IdentityPlanExpiredV1:             {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanExpiredV1Payload], decode: decodeAs[IdentityPlanExpiredV1Payload]},
-	IdentityTenantCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantCreatedV1Payload], decode: decodeAs[IdentityTenantCreatedV1Payload]},
-	IdentityTenantSuspendedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantSuspendedV1Payload], decode: decodeAs[IdentityTenantSuspendedV1Payload]},
-	IdentityUserBannedV1:              {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserBannedV1Payload], decode: decodeAs[IdentityUserBannedV1Payload]},
-	IdentityUserEmailVerifiedV1:       {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserEmailVerifiedV1Payload], decode: decodeAs[IdentityUserEmailVerifiedV1Payload]},
-	IdentityUserRegisteredV1:          {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserRegisteredV1Payload], decode: decodeAs[IdentityUserRegisteredV1Payload]},
-	OrgboardAgentConfiguredV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentConfiguredV1Payload], decode: decodeAs[OrgboardAgentConfiguredV1Payload]},
-	OrgboardAgentProfileForkedV1:      {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileForkedV1Payload], decode: decodeAs[OrgboardAgentProfileForkedV1Payload]},
-	OrgboardAgentProfileInstalledV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileInstalledV1Payload], decode: decodeAs[OrgboardAgentProfileInstalledV1Payload]},
-	OrgboardAgentProfilePublishedV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfilePublishedV1Payload], decode: decodeAs[OrgboardAgentProfilePublishedV1Payload]},
-	OrgboardAgentProfileUnpublishedV1: {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUnpublishedV1Payload], decode: decodeAs[OrgboardAgentProfileUnpublishedV1Payload]},
-	OrgboardAgentProfileUploadedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUploadedV1Payload], decode: decodeAs[OrgboardAgentProfileUploadedV1Payload]},
-	OrgboardAgentRunApprovedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunApprovedV1Payload], decode: decodeAs[OrgboardAgentRunApprovedV1Payload]},
-	OrgboardAgentRunExecutedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunExecutedV1Payload], decode: decodeAs[OrgboardAgentRunExecutedV1Payload]},
-	OrgboardAgentRunPreparedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunPreparedV1Payload], decode: decodeAs[OrgboardAgentRunPreparedV1Payload]},
-	OrgboardAgentRunStateChangedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunStateChangedV1Payload], decode: decodeAs[OrgboardAgentRunStateChangedV1Payload]},
-	OrgboardApiConfigCreatedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigCreatedV1Payload], decode: decodeAs[OrgboardApiConfigCreatedV1Payload]},
-	OrgboardApiConfigDeletedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigDeletedV1Payload], decode: decodeAs[OrgboardApiConfigDeletedV1Payload]},
-	OrgboardDivisionCreatedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardDivisionCreatedV1Payload], decode: decodeAs[OrgboardDivisionCreatedV1Payload]},
-	OrgboardInvitationCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardInvitationCreatedV1Payload], decode: decodeAs[OrgboardInvitationCreatedV1Payload]},
-	OrgboardMemberJoinedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardMemberJoinedV1Payload], decode: decodeAs[OrgboardMemberJoinedV1Payload]},
-	OrgboardOrganizationCreatedV1:     {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardOrganizationCreatedV1Payload], decode: decodeAs[OrgboardOrganizationCreatedV1Payload]},
-	OrgboardProductCreatedV1:          {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductCreatedV1Payload], decode: decodeAs[OrgboardProductCreatedV1Payload]},
-	OrgboardProductIdentityUpdatedV1:  {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductIdentityUpdatedV1Payload], decode: decodeAs[OrgboardProductIdentityUpdatedV1Payload]},
-	OrgboardSeatCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardSeatCreatedV1Payload], decode: decodeAs[OrgboardSeatCreatedV1Payload]},
-	OrgboardTaskAssignedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskAssignedV1Payload], decode: decodeAs[OrgboardTaskAssignedV1Payload]},
-	OrgboardTaskCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskCreatedV1Payload], decode: decodeAs[OrgboardTaskCreatedV1Payload]},
-	OrgboardTaskMovedV1:               {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskMovedV1Payload], decode: decodeAs[OrgboardTaskMovedV1Payload]},
-	OrgboardTeamCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamCreatedV1Payload], decode: decodeAs[OrgboardTeamCreatedV1Payload]},
-	OrgboardTeamLeadAssignedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadAssignedV1Payload], decode: decodeAs[OrgboardTeamLeadAssignedV1Payload]},
-	OrgboardTeamLeadRemovedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadRemovedV1Payload], decode: decodeAs[OrgboardTeamLeadRemovedV1Payload]},
-	OrgboardToolCalledV1:              {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolCalledV1Payload], decode: decodeAs[OrgboardToolCalledV1Payload]},
-	OrgboardToolServerCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerCreatedV1Payload], decode: decodeAs[OrgboardToolServerCreatedV1Payload]},
-	OrgboardToolServerDeletedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerDeletedV1Payload], decode: decodeAs[OrgboardToolServerDeletedV1Payload]},
-	OrgboardToolServerTestedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerTestedV1Payload], decode: decodeAs[OrgboardToolServerTestedV1Payload]},
-	RenderJobCancelledV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCancelledV1Payload], decode: decodeAs[RenderJobCancelledV1Payload]},
-	RenderJobCompletedV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCompletedV1Payload], decode: decodeAs[RenderJobCompletedV1Payload]},
-	RenderJobFailedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobFailedV1Payload], decode: decodeAs[RenderJobFailedV1Payload]},
-	RenderJobProgressV1:               {producer: "render-orchestrator", channel: channels["render.progress"], payload: newAs[RenderJobProgressV1Payload], decode: decodeAs[RenderJobProgressV1Payload]},
-	RenderJobQueuedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobQueuedV1Payload], decode: decodeAs[RenderJobQueuedV1Payload]},
-	RenderJobStartedV1:                {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobStartedV1Payload], decode: decodeAs[RenderJobStartedV1Payload]},
-	RenderSnapshotReadyV1:             {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotReadyV1Payload], decode: decodeAs[RenderSnapshotReadyV1Payload]},
-	RenderSnapshotRequestedV1:         {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotRequestedV1Payload], decode: decodeAs[RenderSnapshotRequestedV1Payload]},
+	ContentSvgPreviewGeneratedV1:      {producer: "content-service", channel: channels["events"], payload: newAs[ContentSvgPreviewGeneratedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeContentSvgPreviewGeneratedV1Payload(b)) }},
+	IdentityApiKeyCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityApiKeyCreatedV1Payload(b)) }},
+	IdentityApiKeyRevokedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityApiKeyRevokedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityApiKeyRevokedV1Payload(b)) }},
+	IdentityPaymentFailedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentFailedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityPaymentFailedV1Payload(b)) }},
+	IdentityPaymentRefundedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentRefundedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityPaymentRefundedV1Payload(b)) }},
+	IdentityPaymentSucceededV1:        {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPaymentSucceededV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityPaymentSucceededV1Payload(b)) }},
+	IdentityPlanActivatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanActivatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityPlanActivatedV1Payload(b)) }},
+	IdentityPlanExpiredV1:             {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityPlanExpiredV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityPlanExpiredV1Payload(b)) }},
+	IdentityTenantCreatedV1:           {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityTenantCreatedV1Payload(b)) }},
+	IdentityTenantSuspendedV1:         {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityTenantSuspendedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityTenantSuspendedV1Payload(b)) }},
+	IdentityUserBannedV1:              {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserBannedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityUserBannedV1Payload(b)) }},
+	IdentityUserEmailVerifiedV1:       {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserEmailVerifiedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityUserEmailVerifiedV1Payload(b)) }},
+	IdentityUserRegisteredV1:          {producer: "identity-service", channel: channels["events"], payload: newAs[IdentityUserRegisteredV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeIdentityUserRegisteredV1Payload(b)) }},
+	OrgboardAgentConfiguredV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentConfiguredV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentConfiguredV1Payload(b)) }},
+	OrgboardAgentProfileForkedV1:      {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileForkedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentProfileForkedV1Payload(b)) }},
+	OrgboardAgentProfileInstalledV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileInstalledV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentProfileInstalledV1Payload(b)) }},
+	OrgboardAgentProfilePublishedV1:   {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfilePublishedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentProfilePublishedV1Payload(b)) }},
+	OrgboardAgentProfileUnpublishedV1: {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUnpublishedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentProfileUnpublishedV1Payload(b)) }},
+	OrgboardAgentProfileUploadedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentProfileUploadedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentProfileUploadedV1Payload(b)) }},
+	OrgboardAgentRunApprovedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunApprovedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentRunApprovedV1Payload(b)) }},
+	OrgboardAgentRunExecutedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunExecutedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentRunExecutedV1Payload(b)) }},
+	OrgboardAgentRunPreparedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunPreparedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentRunPreparedV1Payload(b)) }},
+	OrgboardAgentRunStateChangedV1:    {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardAgentRunStateChangedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardAgentRunStateChangedV1Payload(b)) }},
+	OrgboardApiConfigCreatedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardApiConfigCreatedV1Payload(b)) }},
+	OrgboardApiConfigDeletedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardApiConfigDeletedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardApiConfigDeletedV1Payload(b)) }},
+	OrgboardDivisionCreatedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardDivisionCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardDivisionCreatedV1Payload(b)) }},
+	OrgboardInvitationCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardInvitationCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardInvitationCreatedV1Payload(b)) }},
+	OrgboardMemberJoinedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardMemberJoinedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardMemberJoinedV1Payload(b)) }},
+	OrgboardOrganizationCreatedV1:     {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardOrganizationCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardOrganizationCreatedV1Payload(b)) }},
+	OrgboardProductCreatedV1:          {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardProductCreatedV1Payload(b)) }},
+	OrgboardProductIdentityUpdatedV1:  {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardProductIdentityUpdatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardProductIdentityUpdatedV1Payload(b)) }},
+	OrgboardSeatCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardSeatCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardSeatCreatedV1Payload(b)) }},
+	OrgboardTaskAssignedV1:            {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskAssignedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTaskAssignedV1Payload(b)) }},
+	OrgboardTaskCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTaskCreatedV1Payload(b)) }},
+	OrgboardTaskMovedV1:               {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTaskMovedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTaskMovedV1Payload(b)) }},
+	OrgboardTeamCreatedV1:             {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTeamCreatedV1Payload(b)) }},
+	OrgboardTeamLeadAssignedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadAssignedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTeamLeadAssignedV1Payload(b)) }},
+	OrgboardTeamLeadRemovedV1:         {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardTeamLeadRemovedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardTeamLeadRemovedV1Payload(b)) }},
+	OrgboardToolCalledV1:              {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolCalledV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardToolCalledV1Payload(b)) }},
+	OrgboardToolServerCreatedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerCreatedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardToolServerCreatedV1Payload(b)) }},
+	OrgboardToolServerDeletedV1:       {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerDeletedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardToolServerDeletedV1Payload(b)) }},
+	OrgboardToolServerTestedV1:        {producer: "orgboard", channel: channels["events"], payload: newAs[OrgboardToolServerTestedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeOrgboardToolServerTestedV1Payload(b)) }},
+	RenderJobCancelledV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCancelledV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobCancelledV1Payload(b)) }},
+	RenderJobCompletedV1:              {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobCompletedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobCompletedV1Payload(b)) }},
+	RenderJobFailedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobFailedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobFailedV1Payload(b)) }},
+	RenderJobProgressV1:               {producer: "render-orchestrator", channel: channels["render.progress"], payload: newAs[RenderJobProgressV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobProgressV1Payload(b)) }},
+	RenderJobQueuedV1:                 {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobQueuedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobQueuedV1Payload(b)) }},
+	RenderJobStartedV1:                {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderJobStartedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderJobStartedV1Payload(b)) }},
+	RenderSnapshotReadyV1:             {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotReadyV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderSnapshotReadyV1Payload(b)) }},
+	RenderSnapshotRequestedV1:         {producer: "render-orchestrator", channel: channels["events"], payload: newAs[RenderSnapshotRequestedV1Payload], decode: func(b []byte) (Payload, error) { return asPayload(decodeRenderSnapshotRequestedV1Payload(b)) }},
 }
 
 // envelope is the envelope schema's Go type, for the runtime helpers.
@@ -701,9 +701,19 @@ func (p ContentSvgPreviewGeneratedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *ContentSvgPreviewGeneratedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeContentSvgPreviewGeneratedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeContentSvgPreviewGeneratedV1Payload is UnmarshalJSON returning the value.
+func decodeContentSvgPreviewGeneratedV1Payload(b []byte) (ContentSvgPreviewGeneratedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return ContentSvgPreviewGeneratedV1Payload{}, err
 	}
 	var out ContentSvgPreviewGeneratedV1Payload
 	if raw, ok := d.field("svg_preview_id", true, false); ok {
@@ -772,10 +782,9 @@ func (p *ContentSvgPreviewGeneratedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return ContentSvgPreviewGeneratedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // EventEnvelope is the schema EventEnvelope of the AsyncAPI document.
@@ -832,9 +841,19 @@ func (p EventEnvelope) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *EventEnvelope) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeEventEnvelope(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeEventEnvelope is UnmarshalJSON returning the value.
+func decodeEventEnvelope(b []byte) (EventEnvelope, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return EventEnvelope{}, err
 	}
 	var out EventEnvelope
 	if raw, ok := d.field("event_id", true, false); ok {
@@ -883,10 +902,9 @@ func (p *EventEnvelope) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return EventEnvelope{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityApiKeyCreatedV1Payload is the schema IdentityApiKeyCreatedV1Payload of the AsyncAPI document.
@@ -945,9 +963,19 @@ func (p IdentityApiKeyCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityApiKeyCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityApiKeyCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityApiKeyCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityApiKeyCreatedV1Payload(b []byte) (IdentityApiKeyCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityApiKeyCreatedV1Payload{}, err
 	}
 	var out IdentityApiKeyCreatedV1Payload
 	if raw, ok := d.field("api_key_id", true, false); ok {
@@ -991,10 +1019,9 @@ func (p *IdentityApiKeyCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityApiKeyCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityApiKeyRevokedV1Payload is the schema IdentityApiKeyRevokedV1Payload of the AsyncAPI document.
@@ -1034,9 +1061,19 @@ func (p IdentityApiKeyRevokedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityApiKeyRevokedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityApiKeyRevokedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityApiKeyRevokedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityApiKeyRevokedV1Payload(b []byte) (IdentityApiKeyRevokedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityApiKeyRevokedV1Payload{}, err
 	}
 	var out IdentityApiKeyRevokedV1Payload
 	if raw, ok := d.field("api_key_id", true, false); ok {
@@ -1060,10 +1097,9 @@ func (p *IdentityApiKeyRevokedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityApiKeyRevokedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityPaymentFailedV1Payload is the schema IdentityPaymentFailedV1Payload of the AsyncAPI document.
@@ -1115,9 +1151,19 @@ func (p IdentityPaymentFailedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityPaymentFailedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityPaymentFailedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityPaymentFailedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityPaymentFailedV1Payload(b []byte) (IdentityPaymentFailedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityPaymentFailedV1Payload{}, err
 	}
 	var out IdentityPaymentFailedV1Payload
 	if raw, ok := d.field("payment_id", true, false); ok {
@@ -1161,10 +1207,9 @@ func (p *IdentityPaymentFailedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityPaymentFailedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityPaymentRefundedV1Payload is the schema IdentityPaymentRefundedV1Payload of the AsyncAPI document.
@@ -1215,9 +1260,19 @@ func (p IdentityPaymentRefundedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityPaymentRefundedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityPaymentRefundedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityPaymentRefundedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityPaymentRefundedV1Payload(b []byte) (IdentityPaymentRefundedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityPaymentRefundedV1Payload{}, err
 	}
 	var out IdentityPaymentRefundedV1Payload
 	if raw, ok := d.field("payment_id", true, false); ok {
@@ -1256,10 +1311,9 @@ func (p *IdentityPaymentRefundedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityPaymentRefundedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityPaymentSucceededV1Payload is the schema IdentityPaymentSucceededV1Payload of the AsyncAPI document.
@@ -1317,9 +1371,19 @@ func (p IdentityPaymentSucceededV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityPaymentSucceededV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityPaymentSucceededV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityPaymentSucceededV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityPaymentSucceededV1Payload(b []byte) (IdentityPaymentSucceededV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityPaymentSucceededV1Payload{}, err
 	}
 	var out IdentityPaymentSucceededV1Payload
 	if raw, ok := d.field("payment_id", true, false); ok {
@@ -1378,10 +1442,9 @@ func (p *IdentityPaymentSucceededV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityPaymentSucceededV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityPlanActivatedV1Payload is the schema IdentityPlanActivatedV1Payload of the AsyncAPI document.
@@ -1438,9 +1501,19 @@ func (p IdentityPlanActivatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityPlanActivatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityPlanActivatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityPlanActivatedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityPlanActivatedV1Payload(b []byte) (IdentityPlanActivatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityPlanActivatedV1Payload{}, err
 	}
 	var out IdentityPlanActivatedV1Payload
 	if raw, ok := d.field("user_id", true, false); ok {
@@ -1499,10 +1572,9 @@ func (p *IdentityPlanActivatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityPlanActivatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityPlanExpiredV1Payload is the schema IdentityPlanExpiredV1Payload of the AsyncAPI document.
@@ -1543,9 +1615,19 @@ func (p IdentityPlanExpiredV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityPlanExpiredV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityPlanExpiredV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityPlanExpiredV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityPlanExpiredV1Payload(b []byte) (IdentityPlanExpiredV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityPlanExpiredV1Payload{}, err
 	}
 	var out IdentityPlanExpiredV1Payload
 	if raw, ok := d.field("user_id", true, false); ok {
@@ -1574,10 +1656,9 @@ func (p *IdentityPlanExpiredV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityPlanExpiredV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityTenantCreatedV1Payload is the schema IdentityTenantCreatedV1Payload of the AsyncAPI document.
@@ -1620,9 +1701,19 @@ func (p IdentityTenantCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityTenantCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityTenantCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityTenantCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityTenantCreatedV1Payload(b []byte) (IdentityTenantCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityTenantCreatedV1Payload{}, err
 	}
 	var out IdentityTenantCreatedV1Payload
 	if raw, ok := d.field("tenant_id", true, false); ok {
@@ -1651,10 +1742,9 @@ func (p *IdentityTenantCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityTenantCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityTenantSuspendedV1Payload is the schema IdentityTenantSuspendedV1Payload of the AsyncAPI document.
@@ -1686,9 +1776,19 @@ func (p IdentityTenantSuspendedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityTenantSuspendedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityTenantSuspendedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityTenantSuspendedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityTenantSuspendedV1Payload(b []byte) (IdentityTenantSuspendedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityTenantSuspendedV1Payload{}, err
 	}
 	var out IdentityTenantSuspendedV1Payload
 	if raw, ok := d.field("tenant_id", true, false); ok {
@@ -1707,10 +1807,9 @@ func (p *IdentityTenantSuspendedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityTenantSuspendedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityUserBannedV1Payload is the schema IdentityUserBannedV1Payload of the AsyncAPI document.
@@ -1749,9 +1848,19 @@ func (p IdentityUserBannedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityUserBannedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityUserBannedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityUserBannedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityUserBannedV1Payload(b []byte) (IdentityUserBannedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityUserBannedV1Payload{}, err
 	}
 	var out IdentityUserBannedV1Payload
 	if raw, ok := d.field("user_id", true, false); ok {
@@ -1780,10 +1889,9 @@ func (p *IdentityUserBannedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityUserBannedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityUserEmailVerifiedV1Payload is the schema IdentityUserEmailVerifiedV1Payload of the AsyncAPI document.
@@ -1815,9 +1923,19 @@ func (p IdentityUserEmailVerifiedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityUserEmailVerifiedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityUserEmailVerifiedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityUserEmailVerifiedV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityUserEmailVerifiedV1Payload(b []byte) (IdentityUserEmailVerifiedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityUserEmailVerifiedV1Payload{}, err
 	}
 	var out IdentityUserEmailVerifiedV1Payload
 	if raw, ok := d.field("user_id", true, false); ok {
@@ -1836,10 +1954,9 @@ func (p *IdentityUserEmailVerifiedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityUserEmailVerifiedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // IdentityUserRegisteredV1Payload is the schema IdentityUserRegisteredV1Payload of the AsyncAPI document.
@@ -1893,9 +2010,19 @@ func (p IdentityUserRegisteredV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *IdentityUserRegisteredV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeIdentityUserRegisteredV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeIdentityUserRegisteredV1Payload is UnmarshalJSON returning the value.
+func decodeIdentityUserRegisteredV1Payload(b []byte) (IdentityUserRegisteredV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return IdentityUserRegisteredV1Payload{}, err
 	}
 	var out IdentityUserRegisteredV1Payload
 	if raw, ok := d.field("user_id", true, false); ok {
@@ -1939,10 +2066,9 @@ func (p *IdentityUserRegisteredV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return IdentityUserRegisteredV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentConfiguredV1Payload is the schema OrgboardAgentConfiguredV1Payload of the AsyncAPI document.
@@ -2090,9 +2216,19 @@ func (p OrgboardAgentConfiguredV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentConfiguredV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentConfiguredV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentConfiguredV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentConfiguredV1Payload(b []byte) (OrgboardAgentConfiguredV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentConfiguredV1Payload{}, err
 	}
 	var out OrgboardAgentConfiguredV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -2246,10 +2382,9 @@ func (p *OrgboardAgentConfiguredV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentConfiguredV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentProfileForkedV1Payload is the schema OrgboardAgentProfileForkedV1Payload of the AsyncAPI document.
@@ -2330,9 +2465,19 @@ func (p OrgboardAgentProfileForkedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentProfileForkedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentProfileForkedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentProfileForkedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentProfileForkedV1Payload(b []byte) (OrgboardAgentProfileForkedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentProfileForkedV1Payload{}, err
 	}
 	var out OrgboardAgentProfileForkedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -2411,10 +2556,9 @@ func (p *OrgboardAgentProfileForkedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentProfileForkedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentProfileInstalledV1Payload is the schema OrgboardAgentProfileInstalledV1Payload of the AsyncAPI document.
@@ -2497,9 +2641,19 @@ func (p OrgboardAgentProfileInstalledV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentProfileInstalledV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentProfileInstalledV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentProfileInstalledV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentProfileInstalledV1Payload(b []byte) (OrgboardAgentProfileInstalledV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentProfileInstalledV1Payload{}, err
 	}
 	var out OrgboardAgentProfileInstalledV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -2578,10 +2732,9 @@ func (p *OrgboardAgentProfileInstalledV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentProfileInstalledV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentProfilePublishedV1Payload is the schema OrgboardAgentProfilePublishedV1Payload of the AsyncAPI document.
@@ -2693,9 +2846,19 @@ func (p OrgboardAgentProfilePublishedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentProfilePublishedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentProfilePublishedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentProfilePublishedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentProfilePublishedV1Payload(b []byte) (OrgboardAgentProfilePublishedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentProfilePublishedV1Payload{}, err
 	}
 	var out OrgboardAgentProfilePublishedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -2809,10 +2972,9 @@ func (p *OrgboardAgentProfilePublishedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentProfilePublishedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentProfileUnpublishedV1Payload is the schema OrgboardAgentProfileUnpublishedV1Payload of the AsyncAPI document.
@@ -2924,9 +3086,19 @@ func (p OrgboardAgentProfileUnpublishedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentProfileUnpublishedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentProfileUnpublishedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentProfileUnpublishedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentProfileUnpublishedV1Payload(b []byte) (OrgboardAgentProfileUnpublishedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentProfileUnpublishedV1Payload{}, err
 	}
 	var out OrgboardAgentProfileUnpublishedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3040,10 +3212,9 @@ func (p *OrgboardAgentProfileUnpublishedV1Payload) UnmarshalJSON(b []byte) error
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentProfileUnpublishedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentProfileUploadedV1Payload is the schema OrgboardAgentProfileUploadedV1Payload of the AsyncAPI document.
@@ -3126,9 +3297,19 @@ func (p OrgboardAgentProfileUploadedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentProfileUploadedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentProfileUploadedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentProfileUploadedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentProfileUploadedV1Payload(b []byte) (OrgboardAgentProfileUploadedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentProfileUploadedV1Payload{}, err
 	}
 	var out OrgboardAgentProfileUploadedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3207,10 +3388,9 @@ func (p *OrgboardAgentProfileUploadedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentProfileUploadedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentRunApprovedV1Payload is the schema OrgboardAgentRunApprovedV1Payload of the AsyncAPI document.
@@ -3285,9 +3465,19 @@ func (p OrgboardAgentRunApprovedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentRunApprovedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentRunApprovedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentRunApprovedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentRunApprovedV1Payload(b []byte) (OrgboardAgentRunApprovedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentRunApprovedV1Payload{}, err
 	}
 	var out OrgboardAgentRunApprovedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3356,10 +3546,9 @@ func (p *OrgboardAgentRunApprovedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentRunApprovedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentRunExecutedV1Payload is the schema OrgboardAgentRunExecutedV1Payload of the AsyncAPI document.
@@ -3435,9 +3624,19 @@ func (p OrgboardAgentRunExecutedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentRunExecutedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentRunExecutedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentRunExecutedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentRunExecutedV1Payload(b []byte) (OrgboardAgentRunExecutedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentRunExecutedV1Payload{}, err
 	}
 	var out OrgboardAgentRunExecutedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3511,10 +3710,9 @@ func (p *OrgboardAgentRunExecutedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentRunExecutedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentRunPreparedV1Payload is the schema OrgboardAgentRunPreparedV1Payload of the AsyncAPI document.
@@ -3586,9 +3784,19 @@ func (p OrgboardAgentRunPreparedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentRunPreparedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentRunPreparedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentRunPreparedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentRunPreparedV1Payload(b []byte) (OrgboardAgentRunPreparedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentRunPreparedV1Payload{}, err
 	}
 	var out OrgboardAgentRunPreparedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3657,10 +3865,9 @@ func (p *OrgboardAgentRunPreparedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentRunPreparedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardAgentRunStateChangedV1Payload is the schema OrgboardAgentRunStateChangedV1Payload of the AsyncAPI document.
@@ -3729,9 +3936,19 @@ func (p OrgboardAgentRunStateChangedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardAgentRunStateChangedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardAgentRunStateChangedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardAgentRunStateChangedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardAgentRunStateChangedV1Payload(b []byte) (OrgboardAgentRunStateChangedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardAgentRunStateChangedV1Payload{}, err
 	}
 	var out OrgboardAgentRunStateChangedV1Payload
 	if raw, ok := d.field("agent_run_id", true, false); ok {
@@ -3785,10 +4002,9 @@ func (p *OrgboardAgentRunStateChangedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardAgentRunStateChangedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardApiConfigCreatedV1Payload is the schema OrgboardApiConfigCreatedV1Payload of the AsyncAPI document.
@@ -3862,9 +4078,19 @@ func (p OrgboardApiConfigCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardApiConfigCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardApiConfigCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardApiConfigCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardApiConfigCreatedV1Payload(b []byte) (OrgboardApiConfigCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardApiConfigCreatedV1Payload{}, err
 	}
 	var out OrgboardApiConfigCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -3933,10 +4159,9 @@ func (p *OrgboardApiConfigCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardApiConfigCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardApiConfigDeletedV1Payload is the schema OrgboardApiConfigDeletedV1Payload of the AsyncAPI document.
@@ -4003,9 +4228,19 @@ func (p OrgboardApiConfigDeletedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardApiConfigDeletedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardApiConfigDeletedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardApiConfigDeletedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardApiConfigDeletedV1Payload(b []byte) (OrgboardApiConfigDeletedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardApiConfigDeletedV1Payload{}, err
 	}
 	var out OrgboardApiConfigDeletedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4064,10 +4299,9 @@ func (p *OrgboardApiConfigDeletedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardApiConfigDeletedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardDivisionCreatedV1Payload is the schema OrgboardDivisionCreatedV1Payload of the AsyncAPI document.
@@ -4129,9 +4363,19 @@ func (p OrgboardDivisionCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardDivisionCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardDivisionCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardDivisionCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardDivisionCreatedV1Payload(b []byte) (OrgboardDivisionCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardDivisionCreatedV1Payload{}, err
 	}
 	var out OrgboardDivisionCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4185,10 +4429,9 @@ func (p *OrgboardDivisionCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardDivisionCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardInvitationCreatedV1Payload is the schema OrgboardInvitationCreatedV1Payload of the AsyncAPI document.
@@ -4254,9 +4497,19 @@ func (p OrgboardInvitationCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardInvitationCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardInvitationCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardInvitationCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardInvitationCreatedV1Payload(b []byte) (OrgboardInvitationCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardInvitationCreatedV1Payload{}, err
 	}
 	var out OrgboardInvitationCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4320,10 +4573,9 @@ func (p *OrgboardInvitationCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardInvitationCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardMemberJoinedV1Payload is the schema OrgboardMemberJoinedV1Payload of the AsyncAPI document.
@@ -4384,9 +4636,19 @@ func (p OrgboardMemberJoinedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardMemberJoinedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardMemberJoinedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardMemberJoinedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardMemberJoinedV1Payload(b []byte) (OrgboardMemberJoinedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardMemberJoinedV1Payload{}, err
 	}
 	var out OrgboardMemberJoinedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4445,10 +4707,9 @@ func (p *OrgboardMemberJoinedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardMemberJoinedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardOrganizationCreatedV1Payload is the schema OrgboardOrganizationCreatedV1Payload of the AsyncAPI document.
@@ -4507,9 +4768,19 @@ func (p OrgboardOrganizationCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardOrganizationCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardOrganizationCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardOrganizationCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardOrganizationCreatedV1Payload(b []byte) (OrgboardOrganizationCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardOrganizationCreatedV1Payload{}, err
 	}
 	var out OrgboardOrganizationCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4563,10 +4834,9 @@ func (p *OrgboardOrganizationCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardOrganizationCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardProductCreatedV1Payload is the schema OrgboardProductCreatedV1Payload of the AsyncAPI document.
@@ -4635,9 +4905,19 @@ func (p OrgboardProductCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardProductCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardProductCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardProductCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardProductCreatedV1Payload(b []byte) (OrgboardProductCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardProductCreatedV1Payload{}, err
 	}
 	var out OrgboardProductCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4701,10 +4981,9 @@ func (p *OrgboardProductCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardProductCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardProductIdentityUpdatedV1Payload is the schema OrgboardProductIdentityUpdatedV1Payload of the AsyncAPI document.
@@ -4778,9 +5057,19 @@ func (p OrgboardProductIdentityUpdatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardProductIdentityUpdatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardProductIdentityUpdatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardProductIdentityUpdatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardProductIdentityUpdatedV1Payload(b []byte) (OrgboardProductIdentityUpdatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardProductIdentityUpdatedV1Payload{}, err
 	}
 	var out OrgboardProductIdentityUpdatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4844,10 +5133,9 @@ func (p *OrgboardProductIdentityUpdatedV1Payload) UnmarshalJSON(b []byte) error 
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardProductIdentityUpdatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardSeatCreatedV1Payload is the schema OrgboardSeatCreatedV1Payload of the AsyncAPI document.
@@ -4911,9 +5199,19 @@ func (p OrgboardSeatCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardSeatCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardSeatCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardSeatCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardSeatCreatedV1Payload(b []byte) (OrgboardSeatCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardSeatCreatedV1Payload{}, err
 	}
 	var out OrgboardSeatCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -4972,10 +5270,9 @@ func (p *OrgboardSeatCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardSeatCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTaskAssignedV1Payload is the schema OrgboardTaskAssignedV1Payload of the AsyncAPI document.
@@ -5041,9 +5338,19 @@ func (p OrgboardTaskAssignedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTaskAssignedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTaskAssignedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTaskAssignedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTaskAssignedV1Payload(b []byte) (OrgboardTaskAssignedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTaskAssignedV1Payload{}, err
 	}
 	var out OrgboardTaskAssignedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5107,10 +5414,9 @@ func (p *OrgboardTaskAssignedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTaskAssignedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTaskCreatedV1Payload is the schema OrgboardTaskCreatedV1Payload of the AsyncAPI document.
@@ -5179,9 +5485,19 @@ func (p OrgboardTaskCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTaskCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTaskCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTaskCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTaskCreatedV1Payload(b []byte) (OrgboardTaskCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTaskCreatedV1Payload{}, err
 	}
 	var out OrgboardTaskCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5245,10 +5561,9 @@ func (p *OrgboardTaskCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTaskCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTaskMovedV1Payload is the schema OrgboardTaskMovedV1Payload of the AsyncAPI document.
@@ -5310,9 +5625,19 @@ func (p OrgboardTaskMovedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTaskMovedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTaskMovedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTaskMovedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTaskMovedV1Payload(b []byte) (OrgboardTaskMovedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTaskMovedV1Payload{}, err
 	}
 	var out OrgboardTaskMovedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5366,10 +5691,9 @@ func (p *OrgboardTaskMovedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTaskMovedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTeamCreatedV1Payload is the schema OrgboardTeamCreatedV1Payload of the AsyncAPI document.
@@ -5428,9 +5752,19 @@ func (p OrgboardTeamCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTeamCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTeamCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTeamCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTeamCreatedV1Payload(b []byte) (OrgboardTeamCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTeamCreatedV1Payload{}, err
 	}
 	var out OrgboardTeamCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5484,10 +5818,9 @@ func (p *OrgboardTeamCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTeamCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTeamLeadAssignedV1Payload is the schema OrgboardTeamLeadAssignedV1Payload of the AsyncAPI document.
@@ -5548,9 +5881,19 @@ func (p OrgboardTeamLeadAssignedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTeamLeadAssignedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTeamLeadAssignedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTeamLeadAssignedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTeamLeadAssignedV1Payload(b []byte) (OrgboardTeamLeadAssignedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTeamLeadAssignedV1Payload{}, err
 	}
 	var out OrgboardTeamLeadAssignedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5609,10 +5952,9 @@ func (p *OrgboardTeamLeadAssignedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTeamLeadAssignedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardTeamLeadRemovedV1Payload is the schema OrgboardTeamLeadRemovedV1Payload of the AsyncAPI document.
@@ -5673,9 +6015,19 @@ func (p OrgboardTeamLeadRemovedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardTeamLeadRemovedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardTeamLeadRemovedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardTeamLeadRemovedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardTeamLeadRemovedV1Payload(b []byte) (OrgboardTeamLeadRemovedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardTeamLeadRemovedV1Payload{}, err
 	}
 	var out OrgboardTeamLeadRemovedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5734,10 +6086,9 @@ func (p *OrgboardTeamLeadRemovedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardTeamLeadRemovedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardToolCalledV1Payload is the schema OrgboardToolCalledV1Payload of the AsyncAPI document.
@@ -5832,9 +6183,19 @@ func (p OrgboardToolCalledV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardToolCalledV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardToolCalledV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardToolCalledV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardToolCalledV1Payload(b []byte) (OrgboardToolCalledV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardToolCalledV1Payload{}, err
 	}
 	var out OrgboardToolCalledV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -5933,10 +6294,9 @@ func (p *OrgboardToolCalledV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardToolCalledV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardToolServerCreatedV1Payload is the schema OrgboardToolServerCreatedV1Payload of the AsyncAPI document.
@@ -6004,9 +6364,19 @@ func (p OrgboardToolServerCreatedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardToolServerCreatedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardToolServerCreatedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardToolServerCreatedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardToolServerCreatedV1Payload(b []byte) (OrgboardToolServerCreatedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardToolServerCreatedV1Payload{}, err
 	}
 	var out OrgboardToolServerCreatedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -6065,10 +6435,9 @@ func (p *OrgboardToolServerCreatedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardToolServerCreatedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardToolServerDeletedV1Payload is the schema OrgboardToolServerDeletedV1Payload of the AsyncAPI document.
@@ -6136,9 +6505,19 @@ func (p OrgboardToolServerDeletedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardToolServerDeletedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardToolServerDeletedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardToolServerDeletedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardToolServerDeletedV1Payload(b []byte) (OrgboardToolServerDeletedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardToolServerDeletedV1Payload{}, err
 	}
 	var out OrgboardToolServerDeletedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -6197,10 +6576,9 @@ func (p *OrgboardToolServerDeletedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardToolServerDeletedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // OrgboardToolServerTestedV1Payload is the schema OrgboardToolServerTestedV1Payload of the AsyncAPI document.
@@ -6274,9 +6652,19 @@ func (p OrgboardToolServerTestedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *OrgboardToolServerTestedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeOrgboardToolServerTestedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeOrgboardToolServerTestedV1Payload is UnmarshalJSON returning the value.
+func decodeOrgboardToolServerTestedV1Payload(b []byte) (OrgboardToolServerTestedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return OrgboardToolServerTestedV1Payload{}, err
 	}
 	var out OrgboardToolServerTestedV1Payload
 	if raw, ok := d.field("audit_entry_id", true, false); ok {
@@ -6345,10 +6733,9 @@ func (p *OrgboardToolServerTestedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return OrgboardToolServerTestedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobCancelledV1Payload is the schema RenderJobCancelledV1Payload of the AsyncAPI document.
@@ -6389,9 +6776,19 @@ func (p RenderJobCancelledV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobCancelledV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobCancelledV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobCancelledV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobCancelledV1Payload(b []byte) (RenderJobCancelledV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobCancelledV1Payload{}, err
 	}
 	var out RenderJobCancelledV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -6422,10 +6819,9 @@ func (p *RenderJobCancelledV1Payload) UnmarshalJSON(b []byte) error {
 		out.RefundRequired = true
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobCancelledV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobCompletedV1Payload is the schema RenderJobCompletedV1Payload of the AsyncAPI document.
@@ -6499,9 +6895,19 @@ func (p RenderJobCompletedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobCompletedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobCompletedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobCompletedV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobCompletedV1Payload(b []byte) (RenderJobCompletedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobCompletedV1Payload{}, err
 	}
 	var out RenderJobCompletedV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -6580,10 +6986,9 @@ func (p *RenderJobCompletedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobCompletedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobFailedV1Payload is the schema RenderJobFailedV1Payload of the AsyncAPI document.
@@ -6642,9 +7047,19 @@ func (p RenderJobFailedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobFailedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobFailedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobFailedV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobFailedV1Payload(b []byte) (RenderJobFailedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobFailedV1Payload{}, err
 	}
 	var out RenderJobFailedV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -6700,10 +7115,9 @@ func (p *RenderJobFailedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobFailedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobProgressV1Payload is the schema RenderJobProgressV1Payload of the AsyncAPI document.
@@ -6753,9 +7167,19 @@ func (p RenderJobProgressV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobProgressV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobProgressV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobProgressV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobProgressV1Payload(b []byte) (RenderJobProgressV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobProgressV1Payload{}, err
 	}
 	var out RenderJobProgressV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -6799,10 +7223,9 @@ func (p *RenderJobProgressV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobProgressV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobQueuedV1Payload is the schema RenderJobQueuedV1Payload of the AsyncAPI document.
@@ -6868,9 +7291,19 @@ func (p RenderJobQueuedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobQueuedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobQueuedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobQueuedV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobQueuedV1Payload(b []byte) (RenderJobQueuedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobQueuedV1Payload{}, err
 	}
 	var out RenderJobQueuedV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -6944,10 +7377,9 @@ func (p *RenderJobQueuedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobQueuedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderJobStartedV1Payload is the schema RenderJobStartedV1Payload of the AsyncAPI document.
@@ -6994,9 +7426,19 @@ func (p RenderJobStartedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderJobStartedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderJobStartedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderJobStartedV1Payload is UnmarshalJSON returning the value.
+func decodeRenderJobStartedV1Payload(b []byte) (RenderJobStartedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderJobStartedV1Payload{}, err
 	}
 	var out RenderJobStartedV1Payload
 	if raw, ok := d.field("render_job_id", true, false); ok {
@@ -7025,10 +7467,9 @@ func (p *RenderJobStartedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderJobStartedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderSnapshotReadyV1Payload is the schema RenderSnapshotReadyV1Payload of the AsyncAPI document.
@@ -7082,9 +7523,19 @@ func (p RenderSnapshotReadyV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderSnapshotReadyV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderSnapshotReadyV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderSnapshotReadyV1Payload is UnmarshalJSON returning the value.
+func decodeRenderSnapshotReadyV1Payload(b []byte) (RenderSnapshotReadyV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderSnapshotReadyV1Payload{}, err
 	}
 	var out RenderSnapshotReadyV1Payload
 	if raw, ok := d.field("snapshot_id", true, false); ok {
@@ -7143,10 +7594,9 @@ func (p *RenderSnapshotReadyV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderSnapshotReadyV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }
 
 // RenderSnapshotRequestedV1Payload is the schema RenderSnapshotRequestedV1Payload of the AsyncAPI document.
@@ -7185,9 +7635,19 @@ func (p RenderSnapshotRequestedV1Payload) Validate() error {
 // allowed, a wrong type or format and an enum, range or length violation are refused with the
 // field named. Unknown fields are ignored.
 func (p *RenderSnapshotRequestedV1Payload) UnmarshalJSON(b []byte) error {
-	d, err := newDecoder(b)
+	out, err := decodeRenderSnapshotRequestedV1Payload(b)
 	if err != nil {
 		return err
+	}
+	*p = out
+	return nil
+}
+
+// decodeRenderSnapshotRequestedV1Payload is UnmarshalJSON returning the value.
+func decodeRenderSnapshotRequestedV1Payload(b []byte) (RenderSnapshotRequestedV1Payload, error) {
+	d, err := newDecoder(b)
+	if err != nil {
+		return RenderSnapshotRequestedV1Payload{}, err
 	}
 	var out RenderSnapshotRequestedV1Payload
 	if raw, ok := d.field("snapshot_id", true, false); ok {
@@ -7216,8 +7676,7 @@ func (p *RenderSnapshotRequestedV1Payload) UnmarshalJSON(b []byte) error {
 		}
 	}
 	if err := d.finish(out.Validate()); err != nil {
-		return err
+		return RenderSnapshotRequestedV1Payload{}, err
 	}
-	*p = out
-	return nil
+	return out, nil
 }

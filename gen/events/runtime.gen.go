@@ -59,12 +59,9 @@ func newAs[T any, PT interface {
 	return PT(new(T))
 }
 
-func decodeAs[T Payload, PT interface {
-	*T
-	json.Unmarshaler
-}](b []byte) (Payload, error) {
-	var p T
-	if err := PT(&p).UnmarshalJSON(b); err != nil {
+// asPayload boxes the result of a generated decodeX function.
+func asPayload[T Payload](p T, err error) (Payload, error) {
+	if err != nil {
 		return nil, err
 	}
 	return p, nil
