@@ -95,12 +95,37 @@ func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.R
 	up := &streamedUpload{s: s, bucket: bucket, key: key, id: id}
 	size, err := up.send(ctx, body, h, buf)
 	if err != nil {
-		actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
-		defer cancel()
-		_ = s.AbortMultipart(actx, bucket, key, id)
+		s.abandon(ctx, bucket, key, id)
 		return 0, "", err
 	}
 	return size, hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// abandon aborts the multipart upload of a failed Put until the storage no longer has it,
+// within abortTimeout, even when the request is gone. An abort can fail, or a part still being
+// received can outlive it, and S3 asks for the abort to be repeated then: a failed upload must
+// not leave its parts behind.
+func (s *S3) abandon(ctx context.Context, bucket, key, id string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), abortTimeout)
+	defer cancel()
+	for wait := 20 * time.Millisecond; ; wait = min(2*wait, time.Second) {
+		if s.AbortMultipart(ctx, bucket, key, id) == nil && !s.uploadListed(ctx, bucket, key, id) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// uploadListed reports whether the storage still lists the parts of the upload id: only a
+// listing that succeeds says so.
+func (s *S3) uploadListed(ctx context.Context, bucket, key, id string) bool {
+	_, err := s.client.ListParts(ctx, &s3.ListPartsInput{Bucket: aws.String(bucket), Key: aws.String(key),
+		UploadId: aws.String(id), MaxParts: aws.Int32(1)})
+	return err == nil
 }
 
 // putInMemory sends what is left of r with one PutObject, without a part buffer: the bodies
