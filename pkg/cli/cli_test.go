@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"runtime/debug"
 	"strings"
 	"testing"
 
@@ -69,5 +70,19 @@ func TestTokenCommandRefusesWithoutASecret(t *testing.T) {
 	cmd := cli.TokenCommand(func() (config.Common, error) { return config.Common{}, nil }, &bytes.Buffer{})
 	if err := cmd.Run(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "JWT_HS256_SECRET") {
 		t.Fatalf("want an error naming JWT_HS256_SECRET, got %v", err)
+	}
+}
+
+func TestDefaultGCPercentYieldsToGOGC(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	cli.DefaultGCPercent(400)
+	if got := debug.SetGCPercent(100); got != 400 {
+		t.Errorf("without GOGC the GC percent is %d, want 400", got)
+	}
+	t.Setenv("GOGC", "50")
+	cli.DefaultGCPercent(400)
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set the GC percent became %d, want it left at 100", got)
 	}
 }

@@ -16,7 +16,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"runtime/debug"
 	"time"
 
 	"github.com/videotpl/platform/pkg/auth"
@@ -57,10 +56,8 @@ func run(ctx context.Context) error {
 	}
 	log := telemetry.ServiceLogger(Name, c.LogLevel)
 	slog.SetDefault(log)
-	if os.Getenv("GOGC") == "" {
-		// The heap is small and short-lived (event batches): trade a little memory for less GC.
-		debug.SetGCPercent(400)
-	}
+	// The heap is small and short-lived (event batches): trade a little memory for less GC.
+	cli.DefaultGCPercent(400)
 	tel, err := telemetry.Setup(ctx, Name, telemetry.ConfigOf(c.Common))
 	if err != nil {
 		return err
