@@ -42,6 +42,10 @@ func run(ctx context.Context) error {
 	}
 	log := telemetry.ServiceLogger(serviceName, c.LogLevel)
 	slog.SetDefault(log)
+	// Most of the heap is a request's short-lived garbage (a /full aggregate is ~0.75 MB): a
+	// quarter of the CPU of /full went to collecting it at the default of 100. Upload buffers
+	// are pooled, so the AEP upload's peak stays the same.
+	cli.DefaultGCPercent(400)
 	s, err := wire(ctx, c, log)
 	if err != nil {
 		return err
