@@ -347,10 +347,15 @@ func (c *BatchConsumer[E]) startSpan(ctx context.Context, batch []decoded[E], id
 // applyOne applies one event with retries and dead-letters it when that does not help.
 // ack tells whether d may be acknowledged; down that the database does not answer (d and
 // the rest of its batch go back to the queue).
+//
+// An event is dead-lettered for failing only after an attempt that followed a successful Ping:
+// when the database comes back between the last failed attempt and the Ping, the failures may
+// all have been the outage's, so the event is tried once more first.
 func (c *BatchConsumer[E]) applyOne(ctx context.Context, d amqp.Delivery, ev E) (ack, down bool) {
 	retry := c.cfg.Retry
 	wait := retry.InitialInterval
 	eventType := deliveryEventType(d)
+	answered := false // the database answered a Ping before the latest attempt
 	for attempt := 1; ; attempt++ {
 		err := c.apply.ApplyOne(ctx, ev)
 		if err == nil {
@@ -366,7 +371,11 @@ func (c *BatchConsumer[E]) applyOne(ctx context.Context, d amqp.Delivery, ev E) 
 				c.log.ErrorContext(ctx, "the database does not answer; events go back to the queue", "error", err)
 				return false, true
 			}
-			return c.deadLetter(ctx, d, err, attempt), false
+			if answered || ctx.Err() != nil {
+				return c.deadLetter(ctx, d, err, attempt), false
+			}
+			answered = true
+			continue
 		}
 		select {
 		case <-ctx.Done():

@@ -24,12 +24,15 @@ import (
 )
 
 // Event types of the test applier: a poison event cannot be applied (no retry helps), a
-// flaky one always fails as a transient error would, a skipped one is acknowledged unapplied.
+// flaky one always fails as a transient error would, a recovering one fails as during an
+// outage until its retries are spent and is applied after that (the database answering again
+// just as the consumer checks it), a skipped one is acknowledged unapplied.
 const (
-	okEvent      = "test.ok.v1"
-	poisonEvent  = "test.poison.v1"
-	flakyEvent   = "test.flaky.v1"
-	skippedEvent = "test.skipped.v1"
+	okEvent         = "test.ok.v1"
+	poisonEvent     = "test.poison.v1"
+	flakyEvent      = "test.flaky.v1"
+	recoveringEvent = "test.recovering.v1"
+	skippedEvent    = "test.skipped.v1"
 )
 
 // effectApplier is a service's part of a batch consumer: each event writes an effect row,
@@ -62,6 +65,10 @@ func (a *effectApplier) effect(ctx context.Context, tx pgx.Tx, env events.EventE
 		return bus.Permanent(errors.New("the job belongs to another tenant"))
 	case flakyEvent:
 		return errors.New("deadlock detected")
+	case recoveringEvent:
+		if a.applyOneCalls(env.EventID) <= 3 { // the first attempt and bustest.Config's two retries
+			return errors.New("connection refused")
+		}
 	}
 	_, err := tx.Exec(ctx, `INSERT INTO effects (event_id) VALUES ($1)`, env.EventID)
 	return err
@@ -228,7 +235,7 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 	pool := effectsDB(t)
 	a := newEffectApplier(pool, cfg.Service)
 	reg := prometheus.NewPedanticRegistry()
-	metrics, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes(okEvent, poisonEvent, flakyEvent))
+	metrics, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes(okEvent, poisonEvent, flakyEvent, recoveringEvent))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +244,12 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 	first := envelope(t, okEvent, map[string]any{"n": 0})
 	poison := envelope(t, poisonEvent, map[string]any{})
 	flaky := envelope(t, flakyEvent, map[string]any{})
+	recovering := envelope(t, recoveringEvent, map[string]any{})
 	skipped := envelope(t, skippedEvent, map[string]any{})
 	after := envelopes(t, okEvent, 4)
 	bustest.Publish(t, cfg, first)
 	bustest.PublishRaw(t, cfg.EventsExchange, "test.garbage.v1", amqp.Publishing{MessageId: "garbage-1", Body: []byte("not an envelope")})
-	bustest.Publish(t, cfg, append([]events.EventEnvelope{poison, flaky, skipped}, after...)...)
+	bustest.Publish(t, cfg, append([]events.EventEnvelope{poison, flaky, recovering, skipped}, after...)...)
 	runBatchConsumer(t, cfg, bus.BatchConfig{Size: 16, Wait: 50 * time.Millisecond}, a, metrics, log)
 
 	dead := byMessageID(bustest.Read(t, bustest.Channel(t), cfg.DeadLetterQueue(), 3, 10*time.Second))
@@ -250,7 +258,7 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 	}{
 		{"a message that is no envelope, at once", "garbage-1", "test.garbage.v1", "must be a JSON object", "true", "1"},
 		{"an event that cannot be applied, at once", poison.EventID.String(), poisonEvent, "another tenant", "true", "1"},
-		{"an event that keeps failing, after its retries", flaky.EventID.String(), flakyEvent, "deadlock detected", "false", "3"},
+		{"an event that keeps failing, after its retries and one more attempt once the database answered", flaky.EventID.String(), flakyEvent, "deadlock detected", "false", "4"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -275,8 +283,8 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 		t.Errorf("the poison event was applied %d times one by one, want 1 (no retries)", n)
 	}
 
-	eventually(t, 5*time.Second, "the other events applied", func() bool { return handledCount(t, pool, cfg.Service) == 5 })
-	for _, env := range append(after, first) {
+	eventually(t, 5*time.Second, "the other events applied", func() bool { return handledCount(t, pool, cfg.Service) == 6 })
+	for _, env := range append(after, first, recovering) {
 		if n := countEffects(t, pool, env.EventID); n != 1 {
 			t.Errorf("event %s has %d effects, want 1", env.EventID, n)
 		}
@@ -290,7 +298,9 @@ func TestPoisonMessagesAreDeadLetteredWithTheirReasonWhileTheOthersAreApplied(t 
 		`bus_messages_dead_lettered_total{event_type="other"}`:          1, // a routing key outside the catalogue
 		`bus_messages_dead_lettered_total{event_type="test.poison.v1"}`: 1,
 		`bus_messages_dead_lettered_total{event_type="test.flaky.v1"}`:  1,
-		`bus_messages_failed_total{event_type="test.flaky.v1"}`:         3,
+		`bus_messages_failed_total{event_type="test.flaky.v1"}`:         4,
+		`bus_messages_failed_total{event_type="test.recovering.v1"}`:    3,
+		`bus_messages_handled_total{event_type="test.recovering.v1"}`:   1,
 	} {
 		if got[k] != want {
 			t.Errorf("%s = %v, want %v", k, got[k], want)

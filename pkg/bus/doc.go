@@ -94,7 +94,9 @@
 // HandleOnce) with the same retries, so a bad event is isolated: a message Decode refuses or
 // a Permanent error goes to the dead-letter queue at once with the reason, one that keeps
 // failing after its retries too, unless the database does not answer (Ping): then the
-// events go back to the queue.
+// events go back to the queue. An event is dead-lettered for failing only after an attempt
+// made while the database answered: when it comes back just as the retries end, the event is
+// tried once more.
 //
 //	c, err := bus.NewBatchConsumer(cfg, bus.BatchConfig{Size: 256, Wait: 20 * time.Millisecond},
 //		applier, dlq, metrics, log, "render.#", "identity.#")
