@@ -339,9 +339,26 @@ func newDecoder(b []byte) (*decoder, error) {
 // reflection. It is false when b is malformed or a key is not plain ASCII; then nothing it
 // recorded is used.
 func (d *decoder) read(b []byte) bool {
-	s := scanner{b: b, i: 1}
+	return ObjectMembers(b, func(key, raw []byte) bool {
+		d.members = append(d.members, member{key: key, raw: raw})
+		return true
+	})
+}
+
+// ObjectMembers checks in one pass, without reflection, that b is one JSON object (RFC 8259,
+// as encoding/json reads it) and calls each with the key and the raw value of its members in
+// order, both slices of b. It is false when b is malformed, nested deeper than it follows, or
+// has a key that is not plain ASCII, or when each returns false; then the caller judges b
+// another way (encoding/json), and what each was given must not be used.
+func ObjectMembers(b []byte, each func(key, raw []byte) bool) bool {
+	s := scanner{b: b}
+	s.space()
+	if !s.consume('{') {
+		return false
+	}
 	s.space()
 	if s.consume('}') {
+		s.space()
 		return s.i == len(b)
 	}
 	for {
@@ -351,15 +368,18 @@ func (d *decoder) read(b []byte) bool {
 			return false
 		}
 		start := s.i
-		if !s.value(1) {
+		if !s.value(1) || !each(key, b[start:s.i]) {
 			return false
 		}
-		d.members = append(d.members, member{key: key, raw: b[start:s.i]})
 		s.space()
 		if s.consume(',') {
 			continue
 		}
-		return s.consume('}') && s.i == len(b)
+		if !s.consume('}') {
+			return false
+		}
+		s.space()
+		return s.i == len(b)
 	}
 }
 
