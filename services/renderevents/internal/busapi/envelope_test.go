@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/services/renderevents/internal/store/sim"
 )
 
@@ -31,16 +32,18 @@ func realisticBodies(t testing.TB) [][]byte {
 // leave to it: spacing, escapes, unicode, nulls, absent and repeated fields, wrong types,
 // malformed JSON and invalid payloads.
 func variants(body string) []string {
-	field := func(name string) string { // `"name":value` as the body has it
-		i := strings.Index(body, `"`+name+`":`)
-		if i < 0 {
-			return ""
+	field := func(name string) string { // `"name":value` as the (compact) body has it
+		out := ""
+		events.ObjectMembers([]byte(body), func(key, raw []byte) bool {
+			if string(key) == name {
+				out = `"` + name + `":` + string(raw)
+			}
+			return true
+		})
+		if !strings.Contains(body, out) {
+			panic("the body is not compact JSON: " + out)
 		}
-		s := scanner{b: []byte(body), i: i}
-		s.str()
-		s.colon()
-		s.value(0)
-		return body[i:s.i]
+		return out
 	}
 	replace := func(old, new string) string { return strings.Replace(body, old, new, 1) }
 	without := func(name string) string {
