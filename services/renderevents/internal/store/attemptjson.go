@@ -4,15 +4,14 @@ import (
 	"encoding/json"
 	"strconv"
 	"time"
-	"unicode/utf8"
 
-	"github.com/google/uuid"
+	"github.com/videotpl/platform/pkg/httpx/jsonw"
 )
 
 // appendAttemptRows appends rows as encoding/json writes them (the same bytes, which a test holds),
-// without its reflection: the recorder encodes every outcome of the dispatcher's hot path. Values
-// encoding/json escapes or refuses (an unusual character in a string, a year outside 0..9999) are
-// handed to it.
+// without its reflection: the recorder encodes every outcome of the dispatcher's hot path. Strings
+// are escaped by jsonw as encoding/json escapes them; a time it refuses (a year outside 0..9999)
+// is handed to it for its error.
 func appendAttemptRows(b []byte, rows []attemptRow) ([]byte, error) {
 	b = append(b, '[')
 	for i, r := range rows {
@@ -30,11 +29,9 @@ func appendAttemptRows(b []byte, rows []attemptRow) ([]byte, error) {
 func appendAttemptRow(b []byte, r attemptRow) ([]byte, error) {
 	var err error
 	b = append(b, `{"id":`...)
-	b = appendUUID(b, r.ID)
+	b = jsonw.AppendUUID(b, r.ID)
 	b = append(b, `,"status":`...)
-	if b, err = appendJSONString(b, r.Status); err != nil {
-		return nil, err
-	}
+	b = jsonw.AppendString(b, r.Status)
 	b = append(b, `,"attempted":`...)
 	b = strconv.AppendInt(b, int64(r.Attempted), 10)
 	b = append(b, `,"response_code":`...)
@@ -44,8 +41,8 @@ func appendAttemptRow(b []byte, r attemptRow) ([]byte, error) {
 	b = append(b, `,"last_error":`...)
 	if r.LastError == nil {
 		b = append(b, "null"...)
-	} else if b, err = appendJSONString(b, *r.LastError); err != nil {
-		return nil, err
+	} else {
+		b = jsonw.AppendString(b, *r.LastError)
 	}
 	b = append(b, `,"next_attempt_at":`...)
 	if b, err = appendTimeOrNull(b, r.NextAttemptAt); err != nil {
@@ -60,19 +57,6 @@ func appendAttemptRow(b []byte, r attemptRow) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '}'), nil
-}
-
-// appendUUID appends id as a JSON string in its canonical form, as uuid.UUID's MarshalText gives it.
-func appendUUID(b []byte, id uuid.UUID) []byte {
-	const hex = "0123456789abcdef"
-	b = append(b, '"')
-	for i, c := range id {
-		if i == 4 || i == 6 || i == 8 || i == 10 {
-			b = append(b, '-')
-		}
-		b = append(b, hex[c>>4], hex[c&0x0f])
-	}
-	return append(b, '"')
 }
 
 func appendIntOrNull(b []byte, v *int) []byte {
@@ -97,20 +81,6 @@ func appendTime(b []byte, t time.Time) ([]byte, error) {
 	}
 	b = append(b, '"')
 	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"'), nil
-}
-
-// appendJSONString appends s quoted; one with a character encoding/json escapes (control
-// characters, quotes, backslashes, <, >, &, U+2028, U+2029, invalid UTF-8) is encoded by it.
-func appendJSONString(b []byte, s string) ([]byte, error) {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' || c >= utf8.RuneSelf {
-			return appendMarshalled(b, s)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
 	return append(b, '"'), nil
 }
 
