@@ -178,7 +178,13 @@ func (s *S3) Delete(ctx context.Context, bucket, key string) error {
 
 // StartMultipart creates a multipart upload.
 func (s *S3) StartMultipart(ctx context.Context, bucket, key, contentType string) (string, error) {
-	in := &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key)}
+	return s.startMultipart(ctx, bucket, key, contentType, "")
+}
+
+// startMultipart creates a multipart upload whose parts carry the checksum algo ("": none
+// asked; a streamed Put's parts carry their CRC32).
+func (s *S3) startMultipart(ctx context.Context, bucket, key, contentType string, algo types.ChecksumAlgorithm) (string, error) {
+	in := &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key), ChecksumAlgorithm: algo}
 	if contentType != "" {
 		in.ContentType = aws.String(contentType)
 	}

@@ -87,7 +87,7 @@ func (s *S3) Put(ctx context.Context, bucket, key, contentType string, body io.R
 		s.parts.put(buf)
 		return 0, "", err
 	}
-	id, err := s.startStreamed(ctx, bucket, key, contentType)
+	id, err := s.startMultipart(ctx, bucket, key, contentType, types.ChecksumAlgorithmCrc32)
 	if err != nil {
 		s.parts.put(buf)
 		return 0, "", err
@@ -153,20 +153,6 @@ func (s *S3) putObject(ctx context.Context, bucket, key, contentType string, bod
 		return unavailable(err, "s3: put %s/%s", bucket, key)
 	}
 	return nil
-}
-
-// startStreamed creates the multipart upload of a streamed body, its parts checked by CRC32.
-func (s *S3) startStreamed(ctx context.Context, bucket, key, contentType string) (string, error) {
-	in := &s3.CreateMultipartUploadInput{Bucket: aws.String(bucket), Key: aws.String(key),
-		ChecksumAlgorithm: types.ChecksumAlgorithmCrc32}
-	if contentType != "" {
-		in.ContentType = aws.String(contentType)
-	}
-	out, err := s.client.CreateMultipartUpload(ctx, in)
-	if err != nil {
-		return "", unavailable(err, "s3: start multipart upload %s/%s", bucket, key)
-	}
-	return aws.ToString(out.UploadId), nil
 }
 
 // crc32Of is the x-amz-checksum-crc32 value of data (base64 of the big-endian CRC-32/IEEE):
