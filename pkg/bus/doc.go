@@ -1,7 +1,7 @@
 // Package bus is the services' messaging: events in the seed-001 envelope on RabbitMQ
 // (watermill, watermill-amqp v3) or in process (watermill GoChannel), published through a
-// transactional outbox (watermill-sql + watermill's forwarder) and consumed idempotently
-// (inbox), with retries and a dead-letter queue.
+// transactional outbox (watermill-sql's queue table, forwarded in confirmed batches) and
+// consumed idempotently (inbox), with retries and a dead-letter queue.
 //
 // # Topology
 //
@@ -56,7 +56,11 @@
 //	go bus.RunForwarder(ctx, cfg, pool, pub, log) // until ctx ends
 //
 // The tables come from Migrations (goose set "bus"), applied with the service's own.
-// Delivery is at least once: consumers dedupe.
+// Delivery is at least once: consumers dedupe. The forwarder reads up to 256 rows per
+// transaction in the order they were written, sends them all and then waits for the broker's
+// confirmations, so a batch costs about one round trip to the broker; rows are deleted only
+// once confirmed. Its rows are watermill forwarder's envelopes, so either forwarder can move
+// rows the other wrote.
 //
 // # Consuming
 //

@@ -2,65 +2,55 @@ package bus
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
+	"time"
 
-	"github.com/ThreeDotsLabs/watermill"
-	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
-	"github.com/ThreeDotsLabs/watermill/components/forwarder"
 	"github.com/ThreeDotsLabs/watermill/message"
+	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/events"
+	"github.com/videotpl/platform/pkg/pgxdb"
 )
 
 // OutboxTopic is the watermill-sql topic of the outbox: its rows live in table
 // watermill_outbox (created by Migrations).
 const OutboxTopic = "outbox"
 
-// outboxSchema reads up to outboxBatch rows per transaction: one row each cost the forwarder
-// four round trips and a commit per event, and it fell behind a few hundred events a second.
-var outboxSchema = wsql.PostgreSQLQueueSchema{SubscribeBatchSize: outboxBatch}
+// outboxBatch is how many rows the forwarder reads, publishes and deletes per transaction.
+// Their publishes are confirmed together, so a batch costs about one broker round trip.
+const outboxBatch = 256
 
-const outboxBatch = 64
-
-var outboxOffsets = forwardedRows{wsql.PostgreSQLQueueOffsetsAdapter{DeleteOnAck: true}}
-
-// forwardedRows deletes only the rows of a batch up to the last one forwarded. watermill-sql v4
-// stops a batch at the first row not forwarded (a broker outage) but passes every row it read
-// to the ack query, which would delete the rest of the batch unsent.
-type forwardedRows struct {
-	wsql.PostgreSQLQueueOffsetsAdapter
+// outboxRow is the payload of an outbox row: watermill's forwarder envelope, so rows written
+// and forwarded by watermill's forwarder component and by this package are the same.
+type outboxRow struct {
+	DestinationTopic string            `json:"destination_topic"`
+	UUID             string            `json:"uuid"`
+	Payload          []byte            `json:"payload"`
+	Metadata         map[string]string `json:"metadata"`
 }
 
-func (a forwardedRows) AckMessageQuery(p wsql.AckMessageQueryParams) (wsql.Query, error) {
-	// The rows come in offset order and are forwarded in that order.
-	for i, r := range p.Rows {
-		if r.Offset == p.LastRow.Offset {
-			p.Rows = p.Rows[:i+1]
-			break
-		}
-	}
-	return a.PostgreSQLQueueOffsetsAdapter.AckMessageQuery(p)
-}
+const insertOutboxRow = `INSERT INTO watermill_outbox (uuid, payload, metadata) VALUES ($1, $2, '{}')`
 
 // PublishInTx writes msgs, addressed to topic (the event name), to the outbox in the
 // caller's transaction: they reach the broker if and only if tx commits. The forwarder
 // (RunForwarder) delivers them at least once; consumers dedupe with HandleOnce.
 func PublishInTx(ctx context.Context, tx pgx.Tx, topic string, msgs ...*message.Message) error {
-	pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: outboxSchema}, watermill.NopLogger{})
-	if err != nil {
-		return err
+	if topic == "" {
+		return errors.New("outbox: a message needs a destination topic")
 	}
 	for _, m := range msgs {
-		if m.Context() == context.Background() {
-			m.SetContext(ctx)
+		row, err := json.Marshal(outboxRow{DestinationTopic: topic, UUID: m.UUID, Payload: m.Payload, Metadata: m.Metadata})
+		if err != nil {
+			return fmt.Errorf("outbox: %w", err)
 		}
-	}
-	out := forwarder.NewPublisher(pub, forwarder.PublisherConfig{ForwarderTopic: OutboxTopic})
-	if err := out.Publish(topic, msgs...); err != nil {
-		return fmt.Errorf("outbox: %w", err)
+		if _, err := tx.Exec(ctx, insertOutboxRow, uuid.NewString(), row); err != nil {
+			return fmt.Errorf("outbox: %w", err)
+		}
 	}
 	return nil
 }
@@ -81,26 +71,127 @@ func PublishEventsInTx(ctx context.Context, tx pgx.Tx, envs ...events.EventEnvel
 
 // RunForwarder moves outbox rows to out (the AMQP publisher) until ctx ends. A row is
 // deleted only after out confirmed it, so rows written while the broker is unreachable
-// wait and are delivered once it is back. Several replicas may run it: a row is locked
-// while forwarded.
+// wait and are delivered once it is back. Rows go out in the order they were written, up to
+// outboxBatch per transaction, each batch's publishes confirmed together. Several replicas
+// may run it: a batch is locked while forwarded and the next replica waits for it, which
+// keeps the order.
 func RunForwarder(ctx context.Context, cfg Config, pool *pgxpool.Pool, out message.Publisher, log *slog.Logger) error {
 	cfg = cfg.withDefaults()
-	logger := watermill.NewSlogLogger(log)
-	ackDeadline := cfg.Outbox.AckDeadline
-	sub, err := wsql.NewSubscriber(wsql.BeginnerFromPgx(pool), wsql.SubscriberConfig{
-		SchemaAdapter:  outboxSchema,
-		OffsetsAdapter: outboxOffsets,
-		PollInterval:   cfg.Outbox.PollInterval,
-		ResendInterval: cfg.Outbox.ResendInterval,
-		AckDeadline:    &ackDeadline,
-	}, logger)
-	if err != nil {
-		return err
+	f := forwarder{pool: pool, out: out, cfg: cfg.Outbox, log: log}
+	for ctx.Err() == nil {
+		pause := cfg.Outbox.PollInterval
+		switch n, err := f.forwardBatch(ctx); {
+		case err != nil && ctx.Err() == nil:
+			log.WarnContext(ctx, "outbox: forwarding failed; retrying", slog.String("error", err.Error()),
+				slog.Duration("retry_in", cfg.Outbox.ResendInterval))
+			pause = cfg.Outbox.ResendInterval
+		case n == outboxBatch:
+			continue // more may wait
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(pause):
+		}
 	}
-	defer func() { _ = sub.Close() }()
-	fwd, err := forwarder.NewForwarder(sub, out, logger, forwarder.Config{ForwarderTopic: OutboxTopic})
+	return nil
+}
+
+type forwarder struct {
+	pool *pgxpool.Pool
+	out  message.Publisher
+	cfg  OutboxConfig
+	log  *slog.Logger
+}
+
+// forwardBatch forwards the oldest rows of the outbox in one transaction and returns how many
+// it read. Rows are published in runs of one topic; when a run fails, the runs before it are
+// deleted and the rest stays for the next attempt.
+func (f *forwarder) forwardBatch(ctx context.Context) (read int, err error) {
+	var publishErr error
+	err = pgxdb.WithTx(ctx, f.pool, func(tx pgx.Tx) error {
+		batch, err := f.lock(ctx, tx)
+		read = len(batch.offsets)
+		if err != nil || read == 0 {
+			return err
+		}
+		var sent int
+		sent, publishErr = f.publish(ctx, batch)
+		if sent > 0 {
+			if _, err := tx.Exec(ctx, `DELETE FROM watermill_outbox WHERE "offset" = ANY($1)`, batch.offsets[:sent]); err != nil {
+				return err
+			}
+		}
+		if len(batch.unreadable) > 0 {
+			if _, err := tx.Exec(ctx, `UPDATE watermill_outbox SET acked = true WHERE "offset" = ANY($1)`, batch.unreadable); err != nil {
+				return err
+			}
+		}
+		// What was forwarded is committed even when a later run failed.
+		return nil
+	})
+	return read, errors.Join(err, publishErr)
+}
+
+// lockedBatch is the oldest rows of the outbox, locked: offsets[i] is the row of msgs[i].
+type lockedBatch struct {
+	offsets    []int64
+	topics     []string
+	msgs       []*message.Message
+	unreadable []int64
+}
+
+// lock reads and locks the oldest rows not yet forwarded. A row whose payload is not an
+// outbox envelope cannot be forwarded: it is logged and marked acked, which keeps it in the
+// table for an operator but out of the forwarder's way.
+func (f *forwarder) lock(ctx context.Context, tx pgx.Tx) (lockedBatch, error) {
+	rows, err := tx.Query(ctx, `SELECT "offset", payload FROM watermill_outbox WHERE NOT acked
+		ORDER BY "offset" LIMIT $1 FOR UPDATE`, outboxBatch)
 	if err != nil {
-		return err
+		return lockedBatch{}, err
 	}
-	return fwd.Run(ctx)
+	defer rows.Close()
+	var (
+		b       lockedBatch
+		offset  int64
+		payload []byte
+	)
+	for rows.Next() {
+		if err := rows.Scan(&offset, &payload); err != nil {
+			return lockedBatch{}, err
+		}
+		var r outboxRow
+		if err := json.Unmarshal(payload, &r); err != nil || r.DestinationTopic == "" {
+			f.log.ErrorContext(ctx, "outbox: a row is not an outbox envelope; it is kept, marked acked, and not forwarded",
+				slog.Int64("offset", offset), slog.Any("error", err))
+			b.unreadable = append(b.unreadable, offset)
+			continue
+		}
+		msg := message.NewMessage(r.UUID, r.Payload)
+		if r.Metadata != nil {
+			msg.Metadata = r.Metadata
+		}
+		b.offsets, b.topics, b.msgs = append(b.offsets, offset), append(b.topics, r.DestinationTopic), append(b.msgs, msg)
+	}
+	return b, rows.Err()
+}
+
+// publish sends b's messages in order, one Publish per run of one topic, within the ack
+// deadline, and returns how many of them the broker confirmed (a prefix of b).
+func (f *forwarder) publish(ctx context.Context, b lockedBatch) (int, error) {
+	ctx, cancel := context.WithTimeout(ctx, f.cfg.AckDeadline)
+	defer cancel()
+	for _, m := range b.msgs {
+		m.SetContext(ctx)
+	}
+	for start := 0; start < len(b.msgs); {
+		end := start + 1
+		for end < len(b.msgs) && b.topics[end] == b.topics[start] {
+			end++
+		}
+		if err := f.out.Publish(b.topics[start], b.msgs[start:end]...); err != nil {
+			return start, fmt.Errorf("publish to %s: %w", b.topics[start], err)
+		}
+		start = end
+	}
+	return len(b.msgs), nil
 }

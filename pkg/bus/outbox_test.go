@@ -11,6 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ThreeDotsLabs/watermill"
+	wsql "github.com/ThreeDotsLabs/watermill-sql/v4/pkg/sql"
+	"github.com/ThreeDotsLabs/watermill/components/forwarder"
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -53,14 +56,15 @@ func newOutboxFixture(t *testing.T) *outboxFixture {
 	return f
 }
 
-// write commits n events to the outbox, in one transaction or one each.
+// write commits n events to the outbox, in one transaction or one each. Their event types
+// alternate, so the forwarder publishes each in a call of its own.
 func (f *outboxFixture) write(t *testing.T, n int, oneTx bool) map[uuid.UUID]bool {
 	t.Helper()
 	ctx := context.Background()
 	ids := map[uuid.UUID]bool{}
 	var batches [][]events.EventEnvelope
 	for i := range n {
-		env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
+		env := envelope(t, []string{"render.job.completed.v1", "render.job.failed.v1"}[i%2], map[string]any{"render_job_id": uuid.New()})
 		ids[env.EventID] = true
 		if oneTx && i > 0 {
 			batches[0] = append(batches[0], env)
@@ -296,4 +300,82 @@ func (p *tcpProxy) stop() {
 	}
 	p.mu.Unlock()
 	p.wg.Wait()
+}
+
+// TestTheForwarderKeepsTheOrderOfWritingAcrossBatches writes more events than a batch holds
+// in one transaction, with rows in watermill forwarder's own format and a row that is no
+// envelope among them, and forwards them with two forwarders (two replicas): every event
+// arrives once, in the order written, and the unreadable row stays in the table, out of the way.
+func TestTheForwarderKeepsTheOrderOfWritingAcrossBatches(t *testing.T) {
+	t.Parallel()
+	pool, _ := pgtest.NewDB(t, bus.Migrations())
+	cfg := bustest.Config(t)
+	delivered := bustest.BindEvents(t, cfg, "render.#")
+	ctx := context.Background()
+
+	var want []uuid.UUID
+	err := pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		for i := range 600 {
+			env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
+			want = append(want, env.EventID)
+			if i == 300 {
+				if _, err := tx.Exec(ctx, `INSERT INTO watermill_outbox (uuid, payload) VALUES ($1, '{"not": "an envelope"}')`, uuid.NewString()); err != nil {
+					return err
+				}
+			}
+			if i%100 == 7 {
+				// As watermill's forwarder component writes it.
+				if err := watermillOutboxPublish(tx, env.EventType, toMessage(t, env)); err != nil {
+					return err
+				}
+				continue
+			}
+			if err := bus.PublishEventsInTx(ctx, tx, env); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+	other, err := bus.NewAMQPPublisher(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = other.Close() })
+	runForwarder(t, cfg, pool, pub)
+	runForwarder(t, cfg, pool, other)
+
+	for i, id := range want {
+		got := decodeDelivery(t, bustest.Receive(t, delivered, 15*time.Second))
+		if got.EventID != id {
+			t.Fatalf("delivery %d is %s, want %s (the order of writing)", i, got.EventID, id)
+		}
+	}
+	eventually(t, 5*time.Second, "forwarded rows deleted", func() bool { return outboxRows(t, pool) == 1 })
+	var acked bool
+	if err := pool.QueryRow(ctx, `SELECT acked FROM watermill_outbox`).Scan(&acked); err != nil || !acked {
+		t.Fatalf("the unreadable row: acked = %v, %v; want it kept and marked acked", acked, err)
+	}
+	select {
+	case d := <-delivered:
+		t.Fatalf("delivered %s more than once or unexpectedly", d.MessageId)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+// watermillOutboxPublish writes msg to the outbox with watermill-sql's publisher wrapped by
+// watermill's forwarder component.
+func watermillOutboxPublish(tx pgx.Tx, topic string, msg *message.Message) error {
+	pub, err := wsql.NewPublisher(wsql.TxFromPgx(tx), wsql.PublisherConfig{SchemaAdapter: wsql.PostgreSQLQueueSchema{}}, watermill.NopLogger{})
+	if err != nil {
+		return err
+	}
+	return forwarder.NewPublisher(pub, forwarder.PublisherConfig{ForwarderTopic: bus.OutboxTopic}).Publish(topic, msg)
 }

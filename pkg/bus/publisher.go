@@ -1,6 +1,7 @@
 package bus
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -32,8 +33,10 @@ type publisher struct {
 	closed bool
 }
 
-// Publish sends msgs in order and returns after the broker confirmed each (when confirm is
-// set). On any failure the connection is dropped and dialled again on the next call.
+// Publish sends msgs in order and, when confirm is set, returns after the broker confirmed
+// each. Every message is sent before the first confirmation is awaited, so a batch costs about
+// one round trip to the broker. On any failure the connection is dropped and dialled again on
+// the next call.
 func (p *publisher) Publish(topic string, msgs ...*message.Message) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -44,24 +47,35 @@ func (p *publisher) Publish(topic string, msgs ...*message.Message) error {
 	if err != nil {
 		return err
 	}
-	for _, msg := range msgs {
-		if err := p.publish(ch, topic, msg); err != nil {
+	confirms := make([]*amqp.DeferredConfirmation, len(msgs))
+	for i, msg := range msgs {
+		if confirms[i], err = p.send(ch, topic, msg); err != nil {
 			p.drop()
 			return fmt.Errorf("publish %s to %s: %w", msg.UUID, topic, err)
+		}
+	}
+	for i, dc := range confirms {
+		if err := confirmed(msgs[i].Context(), dc); err != nil {
+			p.drop()
+			return fmt.Errorf("publish %s to %s: %w", msgs[i].UUID, topic, err)
 		}
 	}
 	return nil
 }
 
-func (p *publisher) publish(ch *amqp.Channel, topic string, msg *message.Message) error {
+// send publishes msg; the confirmation is nil on a channel not in confirm mode.
+func (p *publisher) send(ch *amqp.Channel, topic string, msg *message.Message) (*amqp.DeferredConfirmation, error) {
 	out, err := p.marshaler.Marshal(msg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	ctx := msg.Context()
-	dc, err := ch.PublishWithDeferredConfirmWithContext(ctx, p.exchange, topic, false, false, out)
-	if err != nil || dc == nil {
-		return err
+	return ch.PublishWithDeferredConfirmWithContext(msg.Context(), p.exchange, topic, false, false, out)
+}
+
+// confirmed waits for the broker's confirmation dc (none to wait for when nil).
+func confirmed(ctx context.Context, dc *amqp.DeferredConfirmation) error {
+	if dc == nil {
+		return nil
 	}
 	acked, err := dc.WaitContext(ctx)
 	switch {
