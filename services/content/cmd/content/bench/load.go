@@ -6,9 +6,12 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	neturl "net/url"
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/videotpl/platform/pkg/loadgen"
 )
 
 // Result is the outcome of one measured run.
@@ -40,12 +43,17 @@ func summarize(lat []time.Duration, errors int64, elapsed time.Duration) Result 
 // counts as an error.
 func Load(ctx context.Context, url, token string, concurrency int, warmup, duration time.Duration) (Result, error) {
 	const timeout = 30 * time.Second
-	first, err := newClient(url, token, timeout)
+	u, err := neturl.Parse(url)
 	if err != nil {
 		return Result{}, err
 	}
-	do := func(c *client) error {
-		status, err := c.do()
+	base, target := u.Scheme+"://"+u.Host, u.RequestURI()
+	first, err := loadgen.NewClient(base, token, timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	do := func(c *loadgen.Client) error {
+		status, err := c.Do(http.MethodGet, target, nil)
 		if err == nil && status != http.StatusOK {
 			err = fmt.Errorf("status %d", status)
 		}
@@ -54,7 +62,7 @@ func Load(ctx context.Context, url, token string, concurrency int, warmup, durat
 	if err := do(first); err != nil {
 		return Result{}, fmt.Errorf("first request to %s: %w", url, err)
 	}
-	first.close()
+	first.Close()
 	run := func(d time.Duration, record bool) ([]time.Duration, int64, time.Duration) {
 		deadline := time.Now().Add(d)
 		var (
@@ -68,8 +76,8 @@ func Load(ctx context.Context, url, token string, concurrency int, warmup, durat
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				c, _ := newClient(url, token, timeout) // url parsed above
-				defer c.close()
+				c, _ := loadgen.NewClient(base, token, timeout) // base parsed above
+				defer c.Close()
 				lat := make([]time.Duration, 0, 4096)
 				var bad int64
 				for time.Now().Before(deadline) && ctx.Err() == nil {

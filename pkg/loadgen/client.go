@@ -1,4 +1,7 @@
-package bench
+// Package loadgen is the HTTP side of the benchmarks' load generators: a client that spends as
+// little CPU per request as HTTP allows, so that the service it measures, on the same cores,
+// keeps them.
+package loadgen
 
 import (
 	"bufio"
@@ -12,16 +15,18 @@ import (
 	"time"
 )
 
-// client sends one prepared GET over one kept-alive HTTP/1.1 connection and reads the answer
-// only as far as HTTP needs: the status, the framing of the body, then the body discarded
-// through a large buffer, as pgbench discards rows. net/http's client costs more CPU per
-// request than the service's own work on the smaller responses (two goroutines per
-// connection, a request and a response object, an 8 KiB copy loop), and the load generator
-// shares the cores with the service it measures.
-type client struct {
+// Client sends requests over one kept-alive HTTP/1.1 connection and reads each answer only
+// as far as HTTP needs: the status, the framing of the body, then the body discarded through a
+// large buffer, as pgbench discards rows. net/http's client costs more CPU per request than a
+// service's own work on the smaller responses (two goroutines per connection, a request and a
+// response object, an 8 KiB copy loop), and a load generator shares the cores with the service
+// it measures. A Client is used by one goroutine at a time.
+type Client struct {
 	addr    string
-	request []byte
+	host    string
+	token   string
 	timeout time.Duration
+	request []byte
 	conn    net.Conn
 	r       *bufio.Reader
 }
@@ -29,41 +34,60 @@ type client struct {
 // readBuffer is large enough that a 600 KB body is read in a few system calls.
 const readBuffer = 256 << 10
 
-func newClient(target, token string, timeout time.Duration) (*client, error) {
-	u, err := url.Parse(target)
+// NewClient is a client of the service at base (http://host:port), authenticated with the
+// bearer token (none when empty); it dials on its first request.
+func NewClient(base, token string, timeout time.Duration) (*Client, error) {
+	u, err := url.Parse(base)
 	if err != nil {
 		return nil, err
 	}
 	if u.Scheme != "http" {
-		return nil, fmt.Errorf("%s: the load generator speaks plain http only", target)
+		return nil, fmt.Errorf("%s: the load generator speaks plain http only", base)
 	}
-	host := u.Host
+	addr := u.Host
 	if u.Port() == "" {
-		host = net.JoinHostPort(u.Hostname(), "80")
+		addr = net.JoinHostPort(u.Hostname(), "80")
 	}
-	req := "GET " + u.RequestURI() + " HTTP/1.1\r\nHost: " + u.Host + "\r\nAuthorization: Bearer " + token +
-		"\r\nAccept: application/json\r\n\r\n"
-	return &client{addr: host, request: []byte(req), timeout: timeout}, nil
+	return &Client{addr: addr, host: u.Host, token: token, timeout: timeout}, nil
 }
 
-// do sends the request and reads the whole response, returning its status. After an error
-// the connection is closed; the next call dials again.
-func (c *client) do() (int, error) {
+// Do sends method target (a path with its query) with body, as JSON when there is one, reads
+// the whole response and returns its status. After an error the connection is closed; the
+// next call dials again.
+func (c *Client) Do(method, target string, body []byte) (int, error) {
+	c.request = append(c.request[:0], method...)
+	c.request = append(c.request, ' ')
+	c.request = append(c.request, target...)
+	c.request = append(c.request, " HTTP/1.1\r\nHost: "...)
+	c.request = append(c.request, c.host...)
+	if c.token != "" {
+		c.request = append(c.request, "\r\nAuthorization: Bearer "...)
+		c.request = append(c.request, c.token...)
+	}
+	c.request = append(c.request, "\r\nAccept: application/json\r\n"...)
+	if body != nil {
+		c.request = append(c.request, "Content-Type: application/json\r\nContent-Length: "...)
+		c.request = strconv.AppendInt(c.request, int64(len(body)), 10)
+		c.request = append(c.request, "\r\n"...)
+	}
+	c.request = append(c.request, "\r\n"...)
+	c.request = append(c.request, body...)
 	status, keep, err := c.roundTrip()
 	if err != nil || !keep {
-		c.close()
+		c.Close()
 	}
 	return status, err
 }
 
-func (c *client) close() {
+// Close closes the connection, if one is open.
+func (c *Client) Close() {
 	if c.conn != nil {
 		_ = c.conn.Close()
 		c.conn, c.r = nil, nil
 	}
 }
 
-func (c *client) roundTrip() (status int, keep bool, err error) {
+func (c *Client) roundTrip() (status int, keep bool, err error) {
 	if c.conn == nil {
 		if c.conn, err = net.DialTimeout("tcp", c.addr, c.timeout); err != nil {
 			return 0, false, err

@@ -1,7 +1,9 @@
-package bench
+package loadgen
 
 import (
 	"bufio"
+	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +19,16 @@ func TestTheLoadClientReadsEveryFramingOnOneConnection(t *testing.T) {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer tok" {
 			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		if r.Method == http.MethodPatch {
+			// A body is sent whole, as JSON, and echoed back.
+			body, err := io.ReadAll(r.Body)
+			if err != nil || r.Header.Get("Content-Type") != "application/json" || !json.Valid(body) {
+				w.WriteHeader(http.StatusBadRequest)
+				return
+			}
+			_, _ = w.Write(body)
 			return
 		}
 		switch r.URL.Query().Get("as") {
@@ -41,23 +53,28 @@ func TestTheLoadClientReadsEveryFramingOnOneConnection(t *testing.T) {
 	defer srv.Close()
 
 	for _, tc := range []struct {
-		query, token string
-		status       int
-	}{{"as=length", "tok", 200}, {"as=chunked", "tok", 200}, {"as=missing", "tok", 404}, {"as=length", "bad", 401}, {"as=chunked", "tok", 200}} {
-		c, err := newClient(srv.URL+"/v1/x?"+tc.query, tc.token, 5*time.Second)
+		method, target, token string
+		body                  []byte
+		status                int
+	}{
+		{"GET", "/v1/x?as=length", "tok", nil, 200}, {"GET", "/v1/x?as=chunked", "tok", nil, 200},
+		{"GET", "/v1/x?as=missing", "tok", nil, 404}, {"GET", "/v1/x?as=length", "bad", nil, 401},
+		{"PATCH", "/v1/x", "tok", []byte(`{"status":"in_review"}`), 200}, {"GET", "/v1/x?as=chunked", "tok", nil, 200},
+	} {
+		c, err := NewClient(srv.URL, tc.token, 5*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 3 { // the same connection carries every request
-			status, err := c.do()
+			status, err := c.Do(tc.method, tc.target, tc.body)
 			if err != nil || status != tc.status {
-				t.Fatalf("%s: status %d, error %v; want %d", tc.query, status, err, tc.status)
+				t.Fatalf("%s %s: status %d, error %v; want %d", tc.method, tc.target, status, err, tc.status)
 			}
 		}
-		c.close()
+		c.Close()
 	}
-	if n := conns.Load(); n != 5 {
-		t.Errorf("%d connections for 5 clients of 3 requests each", n)
+	if n := conns.Load(); n != 6 {
+		t.Errorf("%d connections for 6 clients of 3 requests each", n)
 	}
 }
 
