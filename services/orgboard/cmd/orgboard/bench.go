@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/videotpl/platform/pkg/auth"
+	"github.com/videotpl/platform/pkg/loadgen"
 )
 
 // benchResult is what `orgboard bench` prints.
@@ -68,49 +68,29 @@ func bench(ctx context.Context, args []string) error {
 	if err != nil {
 		return err
 	}
-	// Responses are read in 64 KiB pieces (a board is ~110 KB): a few reads each instead of
-	// one per 4 KiB of the transport's default buffer.
-	const readSize = 64 << 10
-	client := &http.Client{Transport: &http.Transport{MaxIdleConns: *concurrency * 2, MaxIdleConnsPerHost: *concurrency * 2,
-		ReadBufferSize: readSize}, Timeout: 30 * time.Second}
-	buffers := sync.Pool{New: func() any { b := make([]byte, readSize); return &b }}
-	// do makes one request and reads its whole response into out: io.Discard under load, so
-	// that the load generator spends no more CPU than a reader must on the cores it shares
-	// with the service (io.ReadAll of a board grows and copies a 110 KB buffer each time).
-	do := func(method, path, body string, out io.Writer) (int, error) {
-		var rd io.Reader
-		if body != "" {
-			rd = strings.NewReader(body)
+	// The measured requests go through loadgen's lean client, one connection per worker: the
+	// load generator shares the cores with the service it measures. Setup reads a board's JSON
+	// through net/http.
+	clients := make([]*loadgen.Client, *concurrency)
+	for w := range clients {
+		if clients[w], err = loadgen.NewClient(*base, token, 30*time.Second); err != nil {
+			return usageErr("--url: %v", err)
 		}
-		req, err := http.NewRequestWithContext(ctx, method, *base+path, rd)
-		if err != nil {
-			return 0, err
-		}
-		req.Header.Set("Authorization", "Bearer "+token)
-		if body != "" {
-			req.Header.Set("Content-Type", "application/json")
-		}
-		resp, err := client.Do(req)
-		if err != nil {
-			return 0, err
-		}
-		defer resp.Body.Close()
-		buf := buffers.Get().(*[]byte)
-		defer buffers.Put(buf)
-		// Hiding out's ReadFrom makes the copy use buf rather than io.Discard's 8 KiB.
-		_, err = io.CopyBuffer(struct{ io.Writer }{out}, resp.Body, *buf)
-		return resp.StatusCode, err
+		defer clients[w].Close()
+	}
+	call := func(worker int, method, path string, body []byte) bool {
+		st, err := clients[worker].Do(method, path, body)
+		return err == nil && st == http.StatusOK
 	}
 
 	var work func(worker, i int) (ok bool)
 	switch *scenario {
 	case "board":
 		work = func(worker, i int) bool {
-			st, err := do(http.MethodGet, "/api/orgboard/board?team_id="+teams[(worker+i)%len(teams)], "", io.Discard)
-			return err == nil && st == http.StatusOK
+			return call(worker, http.MethodGet, "/api/orgboard/board?team_id="+teams[(worker+i)%len(teams)], nil)
 		}
 	case "move":
-		items, err := itemsInProgress(do, teams)
+		items, err := itemsInProgress(ctx, *base, token, teams)
 		if err != nil {
 			return err
 		}
@@ -119,15 +99,15 @@ func bench(ctx context.Context, args []string) error {
 		}
 		// Worker w owns items w, w+concurrency, ...; inReview tracks each item's status.
 		inReview := make([]bool, len(items))
+		toReview, toProgress := []byte(`{"status":"in_review"}`), []byte(`{"status":"in_progress"}`)
 		work = func(worker, i int) bool {
 			share := (len(items)-worker-1) / *concurrency + 1
 			k := worker + (i%share)**concurrency
-			to := "in_review"
+			to := toReview
 			if inReview[k] {
-				to = "in_progress"
+				to = toProgress
 			}
-			st, err := do(http.MethodPatch, "/api/orgboard/tasks/"+items[k]+"/move", `{"status":"`+to+`"}`, io.Discard)
-			if err == nil && st == http.StatusOK {
+			if call(worker, http.MethodPatch, "/api/orgboard/tasks/"+items[k]+"/move", to) {
 				inReview[k] = !inReview[k]
 				return true
 			}
@@ -190,15 +170,24 @@ func bench(ctx context.Context, args []string) error {
 }
 
 // itemsInProgress collects the ids of the in-progress items of the teams' boards.
-func itemsInProgress(do func(method, path, body string, out io.Writer) (int, error), teams []string) ([]string, error) {
+func itemsInProgress(ctx context.Context, base, token string, teams []string) ([]string, error) {
 	var ids []string
 	for _, t := range teams {
-		var buf bytes.Buffer
-		st, err := do(http.MethodGet, "/api/orgboard/board?team_id="+t, "", &buf)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, base+"/api/orgboard/board?team_id="+t, nil)
 		if err != nil {
 			return nil, err
 		}
-		body := buf.Bytes()
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		body, err := io.ReadAll(resp.Body)
+		_ = resp.Body.Close()
+		if err != nil {
+			return nil, err
+		}
+		st := resp.StatusCode
 		if st != http.StatusOK {
 			return nil, fmt.Errorf("board of team %s: status %d: %s", t, st, body)
 		}
