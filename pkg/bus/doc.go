@@ -66,7 +66,7 @@
 //
 //	sub, err := bus.NewSubscriber(cfg, log, "render.#", "identity.#")
 //	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
-//	router, err := bus.NewRouter(cfg, dlq, metrics, log) // metrics may be nil
+//	router, err := bus.NewRouter(cfg, dlq, metrics, log, bus.WithPing(pool.Ping)) // metrics may be nil
 //	bus.Consume(router, "renderevents", sub, bus.Handlers{
 //		events.RenderJobCompletedV1: func(ctx context.Context, env events.EventEnvelope) error {
 //			data, err := events.Decode(env.EventType, env.Data)
@@ -85,8 +85,11 @@
 // envelope, the message goes to <service>.dead-letter with headers dead_letter_reason (one
 // line of at most 1 KiB, each repeated prefix once),
 // dead_letter_permanent, dead_letter_attempts, dead_letter_handler and dead_letter_at, and
-// is acked so the queue keeps moving. HandleOnce records the event id in the same
-// transaction as the effect, so a redelivered event changes nothing.
+// is acked so the queue keeps moving. With WithPing, a message whose retries ran out while
+// the database does not answer goes back to the queue instead (after Retry.MaxInterval), and
+// one is dead-lettered only after an attempt made while the database answered; Start gives its
+// router the pool's Ping. HandleOnce records the event id in the same transaction as the
+// effect, so a redelivered event changes nothing.
 //
 // # Consuming in batches
 //

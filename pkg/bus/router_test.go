@@ -9,12 +9,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5/pgxpool"
 	"github.com/prometheus/client_golang/prometheus"
 	amqp "github.com/rabbitmq/amqp091-go"
 
 	"github.com/videotpl/platform/gen/events"
 	"github.com/videotpl/platform/pkg/bus"
 	"github.com/videotpl/platform/pkg/bus/bustest"
+	"github.com/videotpl/platform/pkg/pgxdb/pgtest"
 )
 
 func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
@@ -169,4 +171,97 @@ func counterValues(t *testing.T, reg prometheus.Gatherer) map[string]float64 {
 		}
 	}
 	return out
+}
+
+// TestAMessageFailingWhileTheDatabaseIsDownGoesBackToTheQueue runs a router whose database
+// check (WithPing) asks a real PostgreSQL, or an address where none answers during an outage:
+// a message failing during the outage is redelivered, not dead-lettered, and applied once the
+// database is back; a message whose failures end just as the database comes back is tried once
+// more and applied, not dead-lettered.
+func TestAMessageFailingWhileTheDatabaseIsDownGoesBackToTheQueue(t *testing.T) {
+	t.Parallel()
+	cfg := bustest.Config(t)
+	log := testLogger(t)
+	ctx := context.Background()
+	up, _ := pgtest.NewDB(t)
+	down, err := pgxpool.New(ctx, "postgres://postgres@127.0.0.1:1/none?connect_timeout=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(down.Close)
+	var outage atomic.Bool
+	outage.Store(true)
+	ping := func(ctx context.Context) error {
+		if outage.Load() {
+			return down.Ping(ctx)
+		}
+		return up.Ping(ctx)
+	}
+
+	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dlq.Close() })
+	router, err := bus.NewRouter(cfg, dlq, nil, log, bus.WithPing(ping))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := bus.NewSubscriber(cfg, log, "test.#")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Close() })
+	var outageCalls, recoveringCalls atomic.Int32
+	applied := make(chan string, 2)
+	bus.Consume(router, "bustest", sub, bus.Handlers{
+		"test.outage.v1": func(context.Context, events.EventEnvelope) error {
+			if outageCalls.Add(1); outage.Load() {
+				return errors.New("connection refused")
+			}
+			applied <- "test.outage.v1"
+			return nil
+		},
+		"test.recovering.v1": func(context.Context, events.EventEnvelope) error {
+			if recoveringCalls.Add(1) <= 3 { // the first attempt and bustest.Config's two retries
+				return errors.New("connection refused")
+			}
+			applied <- "test.recovering.v1"
+			return nil
+		},
+	})
+	runRouter(t, router)
+	pub, err := bus.NewAMQPPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+	if err := bus.PublishEvents(ctx, pub, envelope(t, "test.outage.v1", map[string]any{})); err != nil {
+		t.Fatal(err)
+	}
+	eventually(t, 10*time.Second, "the failing message redelivered during the outage", func() bool {
+		return outageCalls.Load() > 2*3 // two deliveries' attempts
+	})
+	outage.Store(false)
+	if got := <-applied; got != "test.outage.v1" {
+		t.Fatalf("applied %s first", got)
+	}
+	if err := bus.PublishEvents(ctx, pub, envelope(t, "test.recovering.v1", map[string]any{})); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case got := <-applied:
+		if got != "test.recovering.v1" || recoveringCalls.Load() != 4 {
+			t.Fatalf("applied %s after %d calls, want test.recovering.v1 after 4", got, recoveringCalls.Load())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the recovering message was not applied")
+	}
+	q, err := bustest.Channel(t).QueueDeclarePassive(cfg.DeadLetterQueue(), true, false, false, false, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Messages != 0 {
+		t.Errorf("%d messages dead-lettered, want none", q.Messages)
+	}
 }

@@ -65,7 +65,7 @@ func Start(ctx context.Context, cfg Config, pool *pgxpool.Pool, handlers Handler
 		}
 	}
 	if len(handlers) > 0 {
-		router, err := NewRouter(cfg, deadLetters, metrics, log)
+		router, err := NewRouter(cfg, deadLetters, metrics, log, WithPing(pool.Ping))
 		if err != nil {
 			return fail(fmt.Errorf("bus: router: %w", err))
 		}
