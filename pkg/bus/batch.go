@@ -132,10 +132,8 @@ func (c *BatchConsumer[E]) Run(ctx context.Context) error {
 		}
 		c.conn.down(err)
 		c.log.WarnContext(ctx, "events consumer interrupted; reconnecting", "error", err, "backoff", backoff)
-		select {
-		case <-ctx.Done():
+		if !sleep(ctx, backoff) {
 			return nil
-		case <-time.After(backoff):
 		}
 		backoff = min(2*backoff, 5*time.Second)
 	}
@@ -377,10 +375,7 @@ func (c *BatchConsumer[E]) applyOne(ctx context.Context, d amqp.Delivery, ev E) 
 			answered = true
 			continue
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(wait):
-		}
+		sleep(ctx, wait)
 		wait = min(2*wait, retry.MaxInterval)
 	}
 }

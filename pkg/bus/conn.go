@@ -124,13 +124,23 @@ func WatchBroker(ctx context.Context, url string) *ConnState {
 				}
 			}
 			s.down(err)
-			select {
-			case <-ctx.Done():
+			if !sleep(ctx, backoff) {
 				return
-			case <-time.After(backoff):
 			}
 			backoff = min(2*backoff, 5*time.Second)
 		}
 	}()
 	return s
+}
+
+// sleep waits for d and reports true, or reports false as soon as ctx ends.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
 }

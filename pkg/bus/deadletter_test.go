@@ -15,21 +15,7 @@ import (
 func TestADeadLetterReasonIsOneBoundedLineNamingEachPrefixOnce(t *testing.T) {
 	t.Parallel()
 	cfg := bustest.Config(t)
-	log := testLogger(t)
-	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dlq.Close() })
-	router, err := bus.NewRouter(cfg, dlq, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := bus.NewSubscriber(cfg, log, "test.#")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Close() })
+	router, sub := queueRouter(t, cfg, nil, []string{"test.#"})
 	invalid := errors.New("invalid event: data.progress: must be at most 100\ndata.step:\tis required\x00")
 	bus.Consume(router, "reasons", sub, bus.Handlers{
 		"test.wrapped.v1": func(context.Context, events.EventEnvelope) error {

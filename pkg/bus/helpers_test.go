@@ -84,3 +84,37 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 
 // fmtWrap wraps err with a prefix, as fmt.Errorf("%s: %w") does.
 func fmtWrap(prefix string, err error) error { return fmt.Errorf("%s: %w", prefix, err) }
+
+// publisher is a publisher to cfg's events exchange, closed when the test ends.
+func publisher(t *testing.T, cfg bus.Config) message.Publisher {
+	t.Helper()
+	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = pub.Close() })
+	return pub
+}
+
+// queueRouter is a router built with metrics (nil: none) and opts that dead-letters to
+// cfg's dead-letter queue, and the subscriber of cfg's queue bound with keys; both are closed
+// when the test ends.
+func queueRouter(t *testing.T, cfg bus.Config, metrics bus.Metrics, keys []string, opts ...bus.RouterOption) (*message.Router, *bus.Subscriber) {
+	t.Helper()
+	log := testLogger(t)
+	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = dlq.Close() })
+	router, err := bus.NewRouter(cfg, dlq, metrics, log, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sub, err := bus.NewSubscriber(cfg, log, keys...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = sub.Close() })
+	return router, sub
+}

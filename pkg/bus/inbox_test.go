@@ -52,23 +52,9 @@ func applyEffect(id uuid.UUID) func(context.Context, pgx.Tx) error {
 func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	t.Parallel()
 	cfg := bustest.Config(t)
-	log := testLogger(t)
 	pool := effectsDB(t)
 
-	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dlq.Close() })
-	router, err := bus.NewRouter(cfg, dlq, nil, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := bus.NewSubscriber(cfg, log, "render.job.completed.v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Close() })
+	router, sub := queueRouter(t, cfg, nil, []string{"render.job.completed.v1"})
 	applied := make(chan bool, 2)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
 		"render.job.completed.v1": func(ctx context.Context, env events.EventEnvelope) error {
@@ -81,11 +67,7 @@ func TestAnEventDeliveredTwiceByTheBrokerHasItsEffectOnce(t *testing.T) {
 	})
 	runRouter(t, router)
 
-	pub, err := bus.NewAMQPPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
+	pub := publisher(t, cfg)
 	env := envelope(t, "render.job.completed.v1", map[string]any{"render_job_id": uuid.New()})
 	// A producer that lost a confirm publishes again: same event, second delivery.
 	for range 2 {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"time"
 
 	"github.com/ThreeDotsLabs/watermill/message"
 	"github.com/google/uuid"
@@ -88,10 +87,7 @@ func RunForwarder(ctx context.Context, cfg Config, pool *pgxpool.Pool, out messa
 		case n == outboxBatch:
 			continue // more may wait
 		}
-		select {
-		case <-ctx.Done():
-		case <-time.After(pause):
-		}
+		sleep(ctx, pause)
 	}
 	return nil
 }

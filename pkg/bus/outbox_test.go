@@ -339,16 +339,8 @@ func TestTheForwarderKeepsTheOrderOfWritingAcrossBatches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
-	other, err := bus.NewAMQPPublisher(cfg, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = other.Close() })
+	pub := publisher(t, cfg)
+	other := publisher(t, cfg)
 	runForwarder(t, cfg, pool, pub)
 	runForwarder(t, cfg, pool, other)
 

@@ -95,10 +95,7 @@ func retry(cfg RetryConfig, ping func(context.Context) error, log *slog.Logger) 
 					answered = true
 					continue
 				}
-				select {
-				case <-ctx.Done():
-				case <-time.After(wait):
-				}
+				sleep(ctx, wait)
 				wait = min(2*wait, cfg.MaxInterval)
 			}
 		}
@@ -145,10 +142,7 @@ func deadLetter(dl deadLetters, pause time.Duration) message.HandlerMiddleware {
 				return out, err // shutting down: nack, the broker redelivers it
 			}
 			if errors.As(err, new(errDatabaseDown)) {
-				select {
-				case <-msg.Context().Done():
-				case <-time.After(pause):
-				}
+				sleep(msg.Context(), pause)
 				return out, err
 			}
 			if derr := dl.send(msg, err, message.HandlerNameFromCtx(msg.Context())); derr != nil {

@@ -22,27 +22,13 @@ import (
 func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	t.Parallel()
 	cfg := bustest.Config(t)
-	log := testLogger(t)
 
 	reg := prometheus.NewPedanticRegistry()
 	metrics, err := bus.NewPrometheusMetrics(reg, bus.WithEventTypes("test.ok.v1", "test.flaky.v1", "test.poison.v1", "test.panics.v1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dlq.Close() })
-	router, err := bus.NewRouter(cfg, dlq, metrics, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := bus.NewSubscriber(cfg, log, "test.#")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Close() })
+	router, sub := queueRouter(t, cfg, metrics, []string{"test.#"})
 
 	var calls = map[string]*atomic.Int32{
 		"test.flaky.v1": {}, "test.poison.v1": {}, "test.panics.v1": {}, "test.ok.v1": {},
@@ -69,11 +55,7 @@ func TestFailingMessagesAreDeadLetteredAndTheConsumerKeepsGoing(t *testing.T) {
 	})
 	runRouter(t, router)
 
-	pub, err := bus.NewAMQPPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
+	pub := publisher(t, cfg)
 	ctx := context.Background()
 	sent := map[string]events.EventEnvelope{}
 	for _, et := range []string{"test.flaky.v1", "test.poison.v1", "test.panics.v1"} {
@@ -181,7 +163,6 @@ func counterValues(t *testing.T, reg prometheus.Gatherer) map[string]float64 {
 func TestAMessageFailingWhileTheDatabaseIsDownGoesBackToTheQueue(t *testing.T) {
 	t.Parallel()
 	cfg := bustest.Config(t)
-	log := testLogger(t)
 	ctx := context.Background()
 	up, _ := pgtest.NewDB(t)
 	down, err := pgxpool.New(ctx, "postgres://postgres@127.0.0.1:1/none?connect_timeout=1")
@@ -198,20 +179,7 @@ func TestAMessageFailingWhileTheDatabaseIsDownGoesBackToTheQueue(t *testing.T) {
 		return up.Ping(ctx)
 	}
 
-	dlq, err := bus.NewDeadLetterPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = dlq.Close() })
-	router, err := bus.NewRouter(cfg, dlq, nil, log, bus.WithPing(ping))
-	if err != nil {
-		t.Fatal(err)
-	}
-	sub, err := bus.NewSubscriber(cfg, log, "test.#")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = sub.Close() })
+	router, sub := queueRouter(t, cfg, nil, []string{"test.#"}, bus.WithPing(ping))
 	var outageCalls, recoveringCalls atomic.Int32
 	applied := make(chan string, 2)
 	bus.Consume(router, "bustest", sub, bus.Handlers{
@@ -231,11 +199,7 @@ func TestAMessageFailingWhileTheDatabaseIsDownGoesBackToTheQueue(t *testing.T) {
 		},
 	})
 	runRouter(t, router)
-	pub, err := bus.NewAMQPPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
+	pub := publisher(t, cfg)
 	if err := bus.PublishEvents(ctx, pub, envelope(t, "test.outage.v1", map[string]any{})); err != nil {
 		t.Fatal(err)
 	}

@@ -22,11 +22,7 @@ func TestEventsArePublishedToTheEventsExchangeWithTheEventNameAsRoutingKey(t *te
 	allRender := bustest.BindEvents(t, cfg, "render.#")
 	identity := bustest.BindEvents(t, cfg, "identity.#")
 
-	pub, err := bus.NewAMQPPublisher(cfg, testLogger(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
+	pub := publisher(t, cfg)
 
 	traceID := trace.TraceID(uuid.New())
 	ctx := trace.ContextWithSpanContext(context.Background(), trace.NewSpanContext(trace.SpanContextConfig{

@@ -78,11 +78,7 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 	runRouter(t, router)
 
 	// The publishing side: forwarder to the broker, and an HTTP handler writing the outbox.
-	pub, err := bus.NewAMQPPublisher(cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = pub.Close() })
+	pub := publisher(t, cfg)
 	runForwarder(t, cfg, pool, pub)
 
 	e, err := httpx.New(httpx.Options{Service: "bustest", Logger: log, SpecDocument: []byte(thingsSpec), Telemetry: tel})
