@@ -9,6 +9,9 @@
 # caller's blocks, then the board's reads; or the move's transaction with its audit entry and
 # outbox row; see below). pgbench picks ids through a small lookup table (bench_teams,
 # bench_items: an index probe inside each statement).
+# Beside the rates it prints CPU per request, which the load of the minute moves much less: the
+# service process (for moves until its outbox is empty), its PostgreSQL backends and the load
+# generator, against pgbench's process and backends at the service's pool size.
 # Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (15s), BENCH_CONCURRENCY (32),
 # BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000); the database is
 # dropped at the end unless BENCH_KEEP_DB is set.
@@ -66,18 +69,32 @@ HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
 
+# CPU per request, which the load of the minute moves much less than rates: the service process,
+# its PostgreSQL backends and the load generator (bash's time: user + system of the process).
+TIMEFORMAT='%U %S'
 for s in board move; do
   log "service: $s for $duration at concurrency $concurrency (pool $conns connections)"
-  bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
-    --concurrency "$concurrency" --duration "$duration" >"$tmp/$s.service.json"
+  backend_ticks "$dburl" "" >"$tmp/$s.pg0"
+  svc0=$(cpu_ticks "$pid")
+  { time bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
+    --concurrency "$concurrency" --duration "$duration" >"$tmp/$s.service.json"; } 2>"$tmp/$s.loadgen"
+  if [[ $s == move ]]; then
+    # The events of the moves reach the broker through the outbox after their transactions: the
+    # service's figure is only honest if its forwarder kept up, so say how far behind it was; its
+    # CPU counts until the outbox is empty.
+    backlog=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
+    drained=$SECONDS
+    while (( $(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox") > 0 && SECONDS - drained < 120 )); do sleep 0.2; done
+    drained=$((SECONDS - drained))
+    left=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
+  fi
+  svc1=$(cpu_ticks "$pid")
+  backend_ticks "$dburl" "" >"$tmp/$s.pg1"
+  jq -n --argjson req "$(jq .requests "$tmp/$s.service.json")" --argjson svc "$((svc1 - svc0))" \
+    --argjson pg "$(ticks_since "$tmp/$s.pg0" "$tmp/$s.pg1")" --arg lg "$(tail -1 "$tmp/$s.loadgen")" \
+    '($lg | split(" ") | map(tonumber) | add) as $lgs |
+     {process_us: ($svc * 1e4 / $req), pg_us: ($pg * 1e4 / $req), loadgen_us: ($lgs * 1e6 / $req)}' >"$tmp/$s.service.cpu.json"
 done
-# The events of the moves reach the broker through the outbox after their transactions: the
-# service's figure is only honest if its forwarder kept up, so say how far behind it was.
-backlog=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
-drained=$SECONDS
-while (( $(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox") > 0 && SECONDS - drained < 120 )); do sleep 1; done
-drained=$((SECONDS - drained))
-left=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 
 # The ceiling runs the statements the service runs per request, as captured from the server's
@@ -121,17 +138,28 @@ for s in board move; do
     log "pgbench: the $s SQL for $duration with $c clients"
     run="$s-c$c"
     mkdir -p "$tmp/pgb-$run"
-    (cd "$tmp/pgb-$run" && pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
-      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1) ||
-      { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
+    (cd "$tmp/pgb-$run" && { time pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
+      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1; } 2>"$tmp/$run.time") &
+    pgb=$!
+    # pgbench's backends end with it: their CPU is read every half second from /proc until then.
+    sleep 1
+    pids=$(backend_ticks "$dburl" pgbench | cut -d' ' -f1)
+    while kill -0 "$pgb" 2>/dev/null; do
+      t=$(cpu_ticks $pids)
+      (( t > 0 )) && echo "$t" >"$tmp/$run.pgticks"
+      sleep 0.5
+    done
+    wait "$pgb" || { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
     tps=$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' "$tmp/$run.txt")
     # Per-transaction logs: the third field is the latency in microseconds.
     cat "$tmp/pgb-$run"/tx.* | awk '{print $3}' | sort -n >"$tmp/$run.lat"
     count=$(wc -l <"$tmp/$run.lat")
     p50=$(sed -n "$(( (count - 1) * 50 / 100 + 1 ))p" "$tmp/$run.lat")
     p99=$(sed -n "$(( (count - 1) * 99 / 100 + 1 ))p" "$tmp/$run.lat")
-    jq -n --argjson c "$c" --argjson tps "$tps" --argjson p50 "$p50" --argjson p99 "$p99" \
-      '{clients: $c, rps: $tps, p50_ms: ($p50 / 1000), p99_ms: ($p99 / 1000)}' >"$tmp/$run.json"
+    jq -n --argjson c "$c" --argjson tps "$tps" --argjson p50 "$p50" --argjson p99 "$p99" --argjson n "$count" \
+      --argjson pg "$(cat "$tmp/$run.pgticks" 2>/dev/null || echo 0)" --arg t "$(tail -1 "$tmp/$run.time")" \
+      '{clients: $c, rps: $tps, p50_ms: ($p50 / 1000), p99_ms: ($p99 / 1000),
+        process_us: (($t | split(" ") | map(tonumber) | add) * 1e6 / $n), pg_us: ($pg * 1e4 / $n)}' >"$tmp/$run.json"
   done
 done
 
@@ -152,4 +180,16 @@ for s in board move; do
     ([$p[] | "\(.clients): \(.rps|floor), \(.p50_ms|r), \(.p99_ms|r)"] | join("; ")) +
     " | \($s.rps / $best.rps | r) |"' \
     "$tmp/$s.service.json" "$tmp/$s-c$concurrency.json" "$tmp/$s-c$conns.json"
+done
+echo
+echo "CPU per request in microseconds (user + system; the service's until its outbox is empty; pgbench's"
+echo "backends read every half second until they end, so they may miss up to half a second):"
+echo
+echo "| request | service process | its PostgreSQL | load generator | total | pgbench ($conns clients): process, PostgreSQL, total | pgbench total / service total |"
+echo "|---|---:|---:|---:|---:|---|---:|"
+for s in board move; do
+  jq -rs --arg name "$s" '.[0] as $s | .[1] as $p | def r: . | round;
+    ($s.process_us + $s.pg_us + $s.loadgen_us) as $st | ($p.process_us + $p.pg_us) as $pt |
+    "| \($name) | \($s.process_us|r) | \($s.pg_us|r) | \($s.loadgen_us|r) | \($st|r) | \($p.process_us|r), \($p.pg_us|r), \($pt|r) | \($pt / $st * 100 | round / 100) |"' \
+    "$tmp/$s.service.cpu.json" "$tmp/$s-c$conns.json"
 done

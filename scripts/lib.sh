@@ -158,3 +158,30 @@ renderevents_bench_env() {
   SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
   export SEAL_KEYS
 }
+
+# cpu_ticks PID...: the user + system CPU of the processes in clock ticks (100 a second); a
+# process that is gone counts 0.
+cpu_ticks() {
+  local sum=0 p
+  for p in "$@"; do
+    [[ -r /proc/$p/stat ]] && sum=$((sum + $(sed -E 's/.*\) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+  done
+  echo "$sum"
+}
+
+# backend_ticks DBURL APP: one line "pid ticks" per client backend connected to DBURL's database
+# with application_name APP (any but psql's when APP is empty).
+backend_ticks() {
+  local p
+  for p in $(psql "$1" -Atc "SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+      AND backend_type = 'client backend' AND pid <> pg_backend_pid()
+      AND $( [[ -n $2 ]] && echo "application_name = '$2'" || echo "application_name <> 'psql'" )"); do
+    echo "$p $(cpu_ticks "$p")"
+  done
+}
+
+# ticks_since BEFORE AFTER: the ticks the backends of AFTER spent since BEFORE (both files of
+# backend_ticks lines; a backend not in BEFORE started since and counts whole).
+ticks_since() {
+  awk 'NR == FNR { before[$1] = $2; next } { sum += $2 - before[$1] } END { print sum + 0 }' "$1" "$2"
+}
