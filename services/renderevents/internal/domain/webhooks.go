@@ -8,6 +8,7 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"hash"
 	mrand "math/rand/v2"
 	"regexp"
 	"strconv"
@@ -144,6 +145,82 @@ func SignatureHeader(secrets []string, msgID string, timestamp time.Time, body [
 		sigs = append(sigs, sig)
 	}
 	return strings.Join(sigs, " "), nil
+}
+
+// SigningKeys are an endpoint's HMAC keys, decoded from its secrets once for all the deliveries
+// they sign: the dispatcher signs every delivery of a claim to one endpoint with the same keys.
+// They may sign concurrently.
+type SigningKeys struct {
+	current, previous signingKey
+	previousErr       error // the previous secret does not decode: signing fails while it would sign
+	previousExpiresAt *time.Time
+}
+
+// SigningKeys decodes the keys of the endpoint's secrets.
+func (e Endpoint) SigningKeys() (SigningKeys, error) {
+	current, err := secretKey(e.Secret)
+	if err != nil {
+		return SigningKeys{}, err
+	}
+	k := SigningKeys{current: newSigningKey(current)}
+	if e.PreviousSecret != "" && e.PreviousSecretExpiresAt != nil {
+		var previous []byte
+		if previous, k.previousErr = secretKey(e.PreviousSecret); k.previousErr == nil {
+			k.previous = newSigningKey(previous)
+		}
+		k.previousExpiresAt = e.PreviousSecretExpiresAt
+	}
+	return k, nil
+}
+
+// SignatureHeader is the webhook-signature header value of a delivery signed at timestamp:
+// what SignatureHeader writes for the endpoint's SigningSecrets(timestamp).
+func (k SigningKeys) SignatureHeader(msgID string, timestamp time.Time, body []byte) (string, error) {
+	previous := k.previousExpiresAt != nil && timestamp.Before(*k.previousExpiresAt)
+	if previous && k.previousErr != nil {
+		return "", k.previousErr
+	}
+	signed := make([]byte, 0, len(msgID)+22)
+	signed = strconv.AppendInt(append(append(signed, msgID...), '.'), timestamp.Unix(), 10)
+	signed = append(signed, '.')
+	const sigLen = len("v1,") + (sha256.Size+2)/3*4
+	b := make([]byte, 0, 2*sigLen+1)
+	b = k.current.appendSignature(b, signed, body)
+	if previous {
+		b = k.previous.appendSignature(append(b, ' '), signed, body)
+	}
+	return string(b), nil
+}
+
+// signingKey is an HMAC-SHA256 key with its padded key blocks hashed once: each signature
+// starts from a copy of that state.
+type signingKey struct {
+	key    []byte
+	primed hash.Cloner // nil where the hash cannot be copied: each signature starts from the key
+}
+
+func newSigningKey(key []byte) signingKey {
+	mac := hmac.New(sha256.New, key)
+	mac.Reset() // keeps the state after the padded key blocks, which Clone copies
+	primed, _ := mac.(hash.Cloner)
+	return signingKey{key: key, primed: primed}
+}
+
+// appendSignature appends "v1,<base64 HMAC-SHA256 of prefix and body>".
+func (k signingKey) appendSignature(b, prefix, body []byte) []byte {
+	var mac hash.Hash
+	if k.primed != nil {
+		if c, err := k.primed.Clone(); err == nil {
+			mac = c
+		}
+	}
+	if mac == nil {
+		mac = hmac.New(sha256.New, k.key)
+	}
+	mac.Write(prefix)
+	mac.Write(body)
+	var sum [sha256.Size]byte
+	return base64.StdEncoding.AppendEncode(append(b, "v1,"...), mac.Sum(sum[:0]))
 }
 
 // Verify checks a webhook-signature header against secret, as a receiver does: true when

@@ -44,6 +44,84 @@ func TestDuringARotationBothSecretsSignNewestFirst(t *testing.T) {
 	}
 }
 
+func TestSigningKeysSignAsTheEndpointsSecretsDoAtTheSameInstant(t *testing.T) {
+	current, _ := domain.NewSecret()
+	previous, _ := domain.NewSecret()
+	now := time.Unix(1700000000, 0)
+	exp := now.Add(domain.SecretOverlap)
+	endpoints := []struct {
+		name string
+		ep   domain.Endpoint
+	}{
+		{"one secret", domain.Endpoint{Secret: current}},
+		{"rotated", domain.Endpoint{Secret: current, PreviousSecret: previous, PreviousSecretExpiresAt: &exp}},
+		{"rotated without an expiry", domain.Endpoint{Secret: current, PreviousSecret: previous}},
+		{"the reference vector's", domain.Endpoint{Secret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"}},
+	}
+	for _, c := range endpoints {
+		t.Run(c.name, func(t *testing.T) {
+			keys, err := c.ep.SigningKeys()
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, at := range []time.Time{now, exp.Add(-time.Second), exp, exp.Add(time.Hour)} {
+				for _, body := range [][]byte{[]byte(`{"test": 2432232314}`), {}} {
+					want, err := domain.SignatureHeader(c.ep.SigningSecrets(at), "msg_p5jXN8AQM9LWM0D4loKWxJek", at, body)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if got, err := keys.SignatureHeader("msg_p5jXN8AQM9LWM0D4loKWxJek", at, body); err != nil || got != want {
+						t.Errorf("at %v: %q, %v; the secrets sign %q", at, got, err, want)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestSigningKeysFailWhereTheSecretsFailToSign(t *testing.T) {
+	good, _ := domain.NewSecret()
+	now := time.Now()
+	exp := now.Add(time.Hour)
+	if _, err := (domain.Endpoint{Secret: "not-a-secret"}).SigningKeys(); err == nil {
+		t.Error("a current secret without the whsec_ prefix gave keys")
+	}
+	keys, err := domain.Endpoint{Secret: good, PreviousSecret: "whsec_%%%", PreviousSecretExpiresAt: &exp}.SigningKeys()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := keys.SignatureHeader("evt", now, nil); err == nil {
+		t.Error("a previous secret that does not decode signed during the overlap")
+	}
+	if _, err := keys.SignatureHeader("evt", exp, nil); err != nil {
+		t.Errorf("a previous secret that does not decode failed signing after the overlap: %v", err)
+	}
+}
+
+func BenchmarkSignatureHeader(b *testing.B) {
+	secret, _ := domain.NewSecret()
+	ep := domain.Endpoint{Secret: secret}
+	body := []byte(strings.Repeat("x", 600))
+	now := time.Now()
+	b.Run("secrets", func(b *testing.B) {
+		b.ReportAllocs()
+		for range b.N {
+			if _, err := domain.SignatureHeader(ep.SigningSecrets(now), "0192f5c4-8a3e-7c1d-9b2a-5e6f7a8b9c0d", now, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("keys", func(b *testing.B) {
+		b.ReportAllocs()
+		keys, _ := ep.SigningKeys()
+		for range b.N {
+			if _, err := keys.SignatureHeader("0192f5c4-8a3e-7c1d-9b2a-5e6f7a8b9c0d", now, body); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 func TestNewSecretsAreWhsecBase64Of32Bytes(t *testing.T) {
 	s, err := domain.NewSecret()
 	if err != nil || !strings.HasPrefix(s, "whsec_") || len(s) != len("whsec_")+44 {
