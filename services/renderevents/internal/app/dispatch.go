@@ -155,7 +155,29 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 // claimedDelivery is a leased delivery with its endpoint.
 type claimedDelivery struct {
 	delivery domain.Delivery
-	target   domain.DispatchTarget
+	target   *signingTarget
+}
+
+// signingTarget is an endpoint with its signing keys, decoded once for all its deliveries in
+// a claim (keysErr when its secrets do not decode: each of them fails signing).
+type signingTarget struct {
+	domain.DispatchTarget
+	keys    domain.SigningKeys
+	keysErr error
+}
+
+// signingTargets are the targets of a claim's endpoints with their keys; an endpoint without
+// a target (gone from the table) maps to a zero one, which is given up as deleted.
+func signingTargets(endpoints []uuid.UUID, targets map[uuid.UUID]domain.DispatchTarget) map[uuid.UUID]*signingTarget {
+	out := make(map[uuid.UUID]*signingTarget, len(endpoints))
+	for _, id := range endpoints {
+		t := &signingTarget{DispatchTarget: targets[id]}
+		if !t.Deleted && t.Endpoint.Enabled && !t.TenantSuspended {
+			t.keys, t.keysErr = t.Endpoint.SigningKeys()
+		}
+		out[id] = t
+	}
+	return out
 }
 
 // claimAll leases due deliveries into queue until ctx ends, waiting for a nudge or the poll
@@ -209,8 +231,9 @@ func (d *Dispatcher) claim(ctx context.Context, queue chan<- claimedDelivery, si
 	if err != nil {
 		return len(claimed), err // attempted again once their lease ends
 	}
+	signing := signingTargets(ids, targets)
 	for _, c := range claimed {
-		queue <- claimedDelivery{delivery: c, target: targets[c.EndpointID]}
+		queue <- claimedDelivery{delivery: c, target: signing[c.EndpointID]}
 	}
 	return len(claimed), nil
 }
@@ -258,7 +281,7 @@ func (d *Dispatcher) record(ctx context.Context, recs []domain.AttemptRecord) {
 	}
 }
 
-func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.DispatchTarget) domain.AttemptRecord {
+func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t *signingTarget) domain.AttemptRecord {
 	now := d.now().UTC()
 	rec := domain.AttemptRecord{DeliveryID: del.ID, EndpointID: del.EndpointID, At: now}
 	giveUp := func(reason string) domain.AttemptRecord {
@@ -274,7 +297,10 @@ func (d *Dispatcher) attempt(ctx context.Context, del domain.Delivery, t domain.
 		return giveUp("tenant suspended")
 	}
 	id := del.EventID.String()
-	sig, err := domain.SignatureHeader(t.Endpoint.SigningSecrets(now), id, now, del.Body)
+	if t.keysErr != nil {
+		return giveUp("signing failed")
+	}
+	sig, err := t.keys.SignatureHeader(id, now, del.Body)
 	if err != nil {
 		return giveUp("signing failed")
 	}

@@ -165,3 +165,50 @@ func TestAnEndpointGetsAtMostWorkersDeliveriesAtOnceStartedInEventOrder(t *testi
 		})
 	}
 }
+
+func TestDeliveriesToAnEndpointWhoseSecretDoesNotDecodeAreGivenUpUnsent(t *testing.T) {
+	sent := make(chan struct{}, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+		select {
+		case sent <- struct{}{}:
+		default:
+		}
+	}))
+	defer srv.Close()
+	ep := domain.Endpoint{ID: uuid.New(), TenantID: uuid.New(), URL: srv.URL, Enabled: true, Secret: "whsec_%%%"}
+	st := &dueDeliveries{target: domain.DispatchTarget{Endpoint: ep}}
+	const events = 3
+	for range events {
+		st.due = append(st.due, domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
+			Body: []byte(`{}`), Status: domain.DeliveryPending})
+	}
+	loopback, _ := egress.ParseAllowList("127.0.0.0/8")
+	settled := settledCounter{all: make(chan struct{}), want: events}
+	d := app.NewDispatcher(st, sender.New(loopback, 2), app.DispatcherConfig{Workers: 2, Observer: &settled},
+		slog.New(slog.DiscardHandler))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	select {
+	case <-settled.all:
+	case <-time.After(10 * time.Second):
+		t.Error("the deliveries were not all settled within 10 s")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-sent:
+		t.Error("a delivery was sent unsigned")
+	default:
+	}
+	for _, r := range st.recorded {
+		if r.Status != domain.DeliveryFailed || r.Attempted || r.LastError == nil || *r.LastError != "signing failed" {
+			t.Errorf("outcome %+v, want failed unattempted with \"signing failed\"", r)
+		}
+	}
+	if len(st.recorded) != events {
+		t.Errorf("%d outcomes recorded, want %d", len(st.recorded), events)
+	}
+}
