@@ -120,8 +120,8 @@ func (d *Dispatcher) Nudge() {
 // Run dispatches until ctx ends. Three stages overlap, so that neither the database nor the
 // endpoints wait for the other: a claimer leases batches of due deliveries (oldest first; larger
 // ones while many are due) into a queue of one batch, Workers goroutines take them in that order
-// and attempt them, and a recorder stores the outcomes in bulk, as many as have ended since its
-// last transaction. When ctx ends, no more is claimed; what was claimed is attempted (with
+// and attempt them, and a recorder stores the outcomes in bulk, those that end within
+// recordGather of the first and during its last transaction. When ctx ends, no more is claimed; what was claimed is attempted (with
 // receivers that answer at once, in milliseconds) and every outcome is recorded, so a
 // restart does not leave claimed deliveries waiting for their lease.
 func (d *Dispatcher) Run(ctx context.Context) error {
@@ -246,12 +246,20 @@ func (d *Dispatcher) lease(size int) time.Duration {
 	return max(d.cfg.Lease, time.Duration(rounds+1)*attemptTimeout)
 }
 
-// recordAll records outcomes until the channel closes: each transaction takes every outcome
-// that ended while the previous one ran, up to longClaims batches.
+// recordGather is how long the recorder waits, after an outcome, for more to fill its
+// transaction: a transaction costs the database about as much for a few outcomes as for
+// hundreds, and outcomes need not be stored the instant their attempts end.
+const recordGather = 20 * time.Millisecond
+
+// recordAll records outcomes until the channel closes: each transaction takes the outcomes
+// that ended within recordGather of the first, and any that ended while the previous
+// transaction ran, up to longClaims batches.
 func (d *Dispatcher) recordAll(ctx context.Context, outcomes <-chan domain.AttemptRecord) {
 	recs := make([]domain.AttemptRecord, 0, d.cfg.Batch*longClaims)
+	gather := time.NewTimer(recordGather)
 	for rec := range outcomes {
 		recs = append(recs[:0], rec)
+		gather.Reset(recordGather)
 	more:
 		for len(recs) < cap(recs) {
 			select {
@@ -260,7 +268,7 @@ func (d *Dispatcher) recordAll(ctx context.Context, outcomes <-chan domain.Attem
 					break more
 				}
 				recs = append(recs, rec)
-			default:
+			case <-gather.C:
 				break more
 			}
 		}

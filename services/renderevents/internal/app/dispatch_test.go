@@ -212,3 +212,53 @@ func TestDeliveriesToAnEndpointWhoseSecretDoesNotDecodeAreGivenUpUnsent(t *testi
 		t.Errorf("%d outcomes recorded, want %d", len(st.recorded), events)
 	}
 }
+
+// countedRecords is dueDeliveries counting the transactions outcomes are recorded in.
+type countedRecords struct {
+	dueDeliveries
+	transactions int
+}
+
+func (s *countedRecords) RecordAttempts(ctx context.Context, recs []domain.AttemptRecord, disableAfter int) error {
+	s.mu.Lock()
+	s.transactions++
+	s.mu.Unlock()
+	return s.dueDeliveries.RecordAttempts(ctx, recs, disableAfter)
+}
+
+func TestOutcomesEndingTogetherAreRecordedInOneTransaction(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer srv.Close()
+	secret, err := domain.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ep := domain.Endpoint{ID: uuid.New(), TenantID: uuid.New(), URL: srv.URL, Enabled: true, Secret: secret}
+	st := &countedRecords{dueDeliveries: dueDeliveries{target: domain.DispatchTarget{Endpoint: ep}}}
+	const events = 64
+	for range events {
+		st.due = append(st.due, domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
+			Body: []byte(`{}`), Status: domain.DeliveryPending})
+	}
+	loopback, _ := egress.ParseAllowList("127.0.0.0/8")
+	settled := settledCounter{all: make(chan struct{}), want: events}
+	d := app.NewDispatcher(st, sender.New(loopback, 8), app.DispatcherConfig{Batch: events, Observer: &settled},
+		slog.New(slog.DiscardHandler))
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- d.Run(ctx) }()
+	select {
+	case <-settled.all:
+	case <-time.After(10 * time.Second):
+		t.Error("the deliveries were not all settled within 10 s")
+	}
+	stop()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	// 64 answers at once over loopback take a few milliseconds; outcomes recorded as each
+	// ends would take dozens of transactions.
+	if st.transactions > 8 {
+		t.Errorf("%d outcomes recorded in %d transactions, want them gathered into a few", len(st.recorded), st.transactions)
+	}
+}
