@@ -181,6 +181,12 @@ type UserPlan struct {
 	UpdatedAt       time.Time
 }
 
+type WebhookDeliveriesDue struct {
+	ID            uuid.UUID
+	NextAttemptAt time.Time
+	LeasedUntil   *time.Time
+}
+
 type WebhookDelivery struct {
 	ID            uuid.UUID
 	EndpointID    uuid.UUID

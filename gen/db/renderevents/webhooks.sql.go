@@ -14,12 +14,15 @@ import (
 )
 
 const abandonDeliveries = `-- name: AbandonDeliveries :exec
-UPDATE webhook_deliveries SET status = 'failed', last_error = $1, next_attempt_at = NULL, updated_at = $2
-WHERE id IN (
-    SELECT w.id FROM webhook_deliveries w
-    WHERE w.endpoint_id = $3 AND w.status IN ('pending', 'retrying')
-    ORDER BY w.id
-    FOR UPDATE)
+WITH abandoned AS (
+    UPDATE webhook_deliveries SET status = 'failed', last_error = $1, next_attempt_at = NULL, updated_at = $2
+    WHERE id IN (
+        SELECT w.id FROM webhook_deliveries w
+        WHERE w.endpoint_id = $3 AND w.status IN ('pending', 'retrying')
+        ORDER BY w.id
+        FOR UPDATE)
+    RETURNING id)
+DELETE FROM webhook_deliveries_due q USING abandoned a WHERE q.id = a.id
 `
 
 type AbandonDeliveriesParams struct {
@@ -28,22 +31,24 @@ type AbandonDeliveriesParams struct {
 	EndpointID uuid.UUID
 }
 
-// Pending deliveries of an endpoint that was deleted or disabled are given up. The rows are
-// locked in id order, as RecordAttempts locks them, so the two cannot deadlock.
+// Pending deliveries of an endpoint that was deleted or disabled are given up, and no longer
+// due. The rows are locked in id order, as RecordAttempts locks them, so the two cannot
+// deadlock.
 func (q *Queries) AbandonDeliveries(ctx context.Context, arg AbandonDeliveriesParams) error {
 	_, err := q.db.Exec(ctx, abandonDeliveries, arg.Reason, arg.Now, arg.EndpointID)
 	return err
 }
 
 const claimDueDeliveries = `-- name: ClaimDueDeliveries :many
-UPDATE webhook_deliveries d SET leased_until = $1, updated_at = $2
-WHERE d.id = ANY(ARRAY(
-    SELECT id FROM webhook_deliveries
-    WHERE status IN ('pending', 'retrying') AND next_attempt_at <= $2
-      AND (leased_until IS NULL OR leased_until <= $2)
-    ORDER BY next_attempt_at, id
+UPDATE webhook_deliveries_due q SET leased_until = $1
+FROM webhook_deliveries d
+WHERE q.id = ANY(ARRAY(
+    SELECT w.id FROM webhook_deliveries_due w
+    WHERE w.next_attempt_at <= $2 AND (w.leased_until IS NULL OR w.leased_until <= $2)
+    ORDER BY w.next_attempt_at, w.id
     LIMIT $3
     FOR UPDATE SKIP LOCKED))
+  AND d.id = q.id
 RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts
 `
 
@@ -578,6 +583,7 @@ func (q *Queries) PurgeDeletedEndpoints(ctx context.Context, before time.Time) (
 }
 
 const recordAttempts = `-- name: RecordAttempts :exec
+WITH recorded AS (
 UPDATE webhook_deliveries d SET
     status = a.status,
     attempts = d.attempts + a.attempted,
@@ -586,12 +592,20 @@ UPDATE webhook_deliveries d SET
     last_error = a.last_error,
     next_attempt_at = a.next_attempt_at,
     last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
-    leased_until = NULL,
     updated_at = a.at
 FROM jsonb_to_recordset($2::jsonb) AS a(id uuid, status text, attempted int, response_code int,
     latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)
 WHERE d.id = a.id
   AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id = ANY($1::uuid[]) ORDER BY w.id FOR UPDATE)
+RETURNING d.id, d.status, d.next_attempt_at
+), settled AS (
+    DELETE FROM webhook_deliveries_due q USING recorded r
+    WHERE q.id = r.id AND (r.status NOT IN ('pending', 'retrying') OR r.next_attempt_at IS NULL)
+)
+INSERT INTO webhook_deliveries_due (id, next_attempt_at)
+SELECT r.id, r.next_attempt_at FROM recorded r
+WHERE r.status IN ('pending', 'retrying') AND r.next_attempt_at IS NOT NULL
+ON CONFLICT (id) DO UPDATE SET next_attempt_at = EXCLUDED.next_attempt_at, leased_until = NULL
 `
 
 type RecordAttemptsParams struct {
@@ -600,8 +614,11 @@ type RecordAttemptsParams struct {
 }
 
 // Records the outcomes of a batch of attempts (a jsonb array of objects named like the
-// columns). The rows are locked in id order, as AbandonDeliveries locks them, so the two
-// cannot deadlock.
+// columns): a delivery to retry is due at its new time, any other is due no more. The rows are
+// locked in id order, as AbandonDeliveries locks them, so the two cannot deadlock. No column
+// written here is indexed, so the update stays on the row's page (HOT).
+// A delivery given up while its attempt was in flight (its endpoint deleted) has no due row
+// left: its retry makes it due again, and that attempt gives it up for good.
 func (q *Queries) RecordAttempts(ctx context.Context, arg RecordAttemptsParams) error {
 	_, err := q.db.Exec(ctx, recordAttempts, arg.Ids, arg.Attempts)
 	return err

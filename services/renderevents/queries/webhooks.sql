@@ -45,14 +45,18 @@ UPDATE webhook_endpoints SET deleted_at = @now, enabled = false, updated_at = @n
 WHERE id = @id AND deleted_at IS NULL;
 
 -- name: AbandonDeliveries :exec
--- Pending deliveries of an endpoint that was deleted or disabled are given up. The rows are
--- locked in id order, as RecordAttempts locks them, so the two cannot deadlock.
-UPDATE webhook_deliveries SET status = 'failed', last_error = @reason, next_attempt_at = NULL, updated_at = @now
-WHERE id IN (
-    SELECT w.id FROM webhook_deliveries w
-    WHERE w.endpoint_id = @endpoint_id AND w.status IN ('pending', 'retrying')
-    ORDER BY w.id
-    FOR UPDATE);
+-- Pending deliveries of an endpoint that was deleted or disabled are given up, and no longer
+-- due. The rows are locked in id order, as RecordAttempts locks them, so the two cannot
+-- deadlock.
+WITH abandoned AS (
+    UPDATE webhook_deliveries SET status = 'failed', last_error = @reason, next_attempt_at = NULL, updated_at = @now
+    WHERE id IN (
+        SELECT w.id FROM webhook_deliveries w
+        WHERE w.endpoint_id = @endpoint_id AND w.status IN ('pending', 'retrying')
+        ORDER BY w.id
+        FOR UPDATE)
+    RETURNING id)
+DELETE FROM webhook_deliveries_due q USING abandoned a WHERE q.id = a.id;
 
 -- name: ListDeliverableEndpoints :many
 -- Enabled endpoints of the given tenants, except those of suspended tenants.
@@ -93,14 +97,15 @@ LIMIT @max_rows;
 -- no order: the store sorts the rows by id. It returns what an attempt needs, nothing more:
 -- these rows are the dispatcher's hot path. The ids are an array, not an IN (subquery), so that
 -- the rows are found by their key: as a semi-join, the planner read the whole table to find them.
-UPDATE webhook_deliveries d SET leased_until = @lease_until, updated_at = @now
-WHERE d.id = ANY(ARRAY(
-    SELECT id FROM webhook_deliveries
-    WHERE status IN ('pending', 'retrying') AND next_attempt_at <= @now
-      AND (leased_until IS NULL OR leased_until <= @now)
-    ORDER BY next_attempt_at, id
+UPDATE webhook_deliveries_due q SET leased_until = @lease_until
+FROM webhook_deliveries d
+WHERE q.id = ANY(ARRAY(
+    SELECT w.id FROM webhook_deliveries_due w
+    WHERE w.next_attempt_at <= @now AND (w.leased_until IS NULL OR w.leased_until <= @now)
+    ORDER BY w.next_attempt_at, w.id
     LIMIT @max_rows
     FOR UPDATE SKIP LOCKED))
+  AND d.id = q.id
 RETURNING d.id, d.endpoint_id, d.event_id, d.body, d.attempts;
 
 -- name: GetEndpointsForDispatch :many
@@ -111,8 +116,10 @@ WHERE e.id = ANY(@ids::uuid[]);
 
 -- name: RecordAttempts :exec
 -- Records the outcomes of a batch of attempts (a jsonb array of objects named like the
--- columns). The rows are locked in id order, as AbandonDeliveries locks them, so the two
--- cannot deadlock.
+-- columns): a delivery to retry is due at its new time, any other is due no more. The rows are
+-- locked in id order, as AbandonDeliveries locks them, so the two cannot deadlock. No column
+-- written here is indexed, so the update stays on the row's page (HOT).
+WITH recorded AS (
 UPDATE webhook_deliveries d SET
     status = a.status,
     attempts = d.attempts + a.attempted,
@@ -121,12 +128,22 @@ UPDATE webhook_deliveries d SET
     last_error = a.last_error,
     next_attempt_at = a.next_attempt_at,
     last_attempt_at = COALESCE(a.last_attempt_at, d.last_attempt_at),
-    leased_until = NULL,
     updated_at = a.at
 FROM jsonb_to_recordset(@attempts::jsonb) AS a(id uuid, status text, attempted int, response_code int,
     latency_ms int, last_error text, next_attempt_at timestamptz, last_attempt_at timestamptz, at timestamptz)
 WHERE d.id = a.id
-  AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id = ANY(@ids::uuid[]) ORDER BY w.id FOR UPDATE);
+  AND d.id IN (SELECT w.id FROM webhook_deliveries w WHERE w.id = ANY(@ids::uuid[]) ORDER BY w.id FOR UPDATE)
+RETURNING d.id, d.status, d.next_attempt_at
+), settled AS (
+    DELETE FROM webhook_deliveries_due q USING recorded r
+    WHERE q.id = r.id AND (r.status NOT IN ('pending', 'retrying') OR r.next_attempt_at IS NULL)
+)
+INSERT INTO webhook_deliveries_due (id, next_attempt_at)
+SELECT r.id, r.next_attempt_at FROM recorded r
+WHERE r.status IN ('pending', 'retrying') AND r.next_attempt_at IS NOT NULL
+-- A delivery given up while its attempt was in flight (its endpoint deleted) has no due row
+-- left: its retry makes it due again, and that attempt gives it up for good.
+ON CONFLICT (id) DO UPDATE SET next_attempt_at = EXCLUDED.next_attempt_at, leased_until = NULL;
 
 -- name: SettleEndpoints :many
 -- Applies a batch's outcomes to its endpoints' failure counts: reset (a delivery succeeded),
