@@ -121,9 +121,9 @@ func (r iteratorForInsertJobs) Err() error {
 	return nil
 }
 
-// Stores jobs whose first event the transaction applied (no row yet), columns in SaveJob's
-// order. A job another transaction stored meanwhile fails the copy (unique violation): the
-// batch is applied again and finds it.
+// Stores jobs whose first event the transaction applied (no row yet). A job another
+// transaction stored meanwhile fails the copy (unique violation): the batch is applied again
+// and finds it.
 func (q *Queries) InsertJobs(ctx context.Context, arg []InsertJobsParams) (int64, error) {
 	return q.db.CopyFrom(ctx, []string{"render_jobs"}, []string{"tenant_id", "user_id", "state", "state_rank", "step", "progress", "saved_project_id", "original_project_id", "priority_queue", "priority_score", "price_type", "paid_price_minor", "payment_id", "region", "resolution", "duration_sec", "node_ids", "node_ids_src", "current_frame", "total_frames", "eta_seconds", "refund_required", "cancelled_by_user_id", "export_id", "output_url", "output_duration_sec", "output_size_bytes", "thumbnail_url", "width", "height", "render_compute_seconds", "failed_at_step", "cancelled_at_step", "error_message", "error_code", "retry_count", "terminal_event_id", "progress_at", "created_at", "queued_at", "started_at", "finished_at", "updated_at", "job_id"}, &iteratorForInsertJobs{rows: arg})
 }

@@ -330,3 +330,202 @@ func (q *Queries) LockJobs(ctx context.Context, jobIds []uuid.UUID) ([]RenderJob
 	}
 	return items, nil
 }
+
+const saveJobs = `-- name: SaveJobs :exec
+UPDATE render_jobs AS j SET
+    tenant_id = v.tenant_id,
+    user_id = CASE WHEN v.nulls & 1 = 0 THEN v.user_id END,
+    state = v.state,
+    state_rank = v.state_rank,
+    step = CASE WHEN v.nulls & 2 = 0 THEN v.step END,
+    progress = v.progress,
+    saved_project_id = CASE WHEN v.nulls & 4 = 0 THEN v.saved_project_id END,
+    original_project_id = CASE WHEN v.nulls & 8 = 0 THEN v.original_project_id END,
+    priority_queue = CASE WHEN v.nulls & 16 = 0 THEN v.priority_queue END,
+    priority_score = CASE WHEN v.nulls & 32 = 0 THEN v.priority_score END,
+    price_type = CASE WHEN v.nulls & 64 = 0 THEN v.price_type END,
+    paid_price_minor = CASE WHEN v.nulls & 128 = 0 THEN v.paid_price_minor END,
+    payment_id = CASE WHEN v.nulls & 256 = 0 THEN v.payment_id END,
+    region = CASE WHEN v.nulls & 512 = 0 THEN v.region END,
+    resolution = CASE WHEN v.nulls & 1024 = 0 THEN v.resolution END,
+    duration_sec = CASE WHEN v.nulls & 2048 = 0 THEN v.duration_sec END,
+    node_ids = v.node_ids::uuid[],
+    node_ids_src = v.node_ids_src,
+    current_frame = CASE WHEN v.nulls & 4096 = 0 THEN v.current_frame END,
+    total_frames = CASE WHEN v.nulls & 8192 = 0 THEN v.total_frames END,
+    eta_seconds = CASE WHEN v.nulls & 16384 = 0 THEN v.eta_seconds END,
+    refund_required = CASE WHEN v.nulls & 32768 = 0 THEN v.refund_required END,
+    cancelled_by_user_id = CASE WHEN v.nulls & 65536 = 0 THEN v.cancelled_by_user_id END,
+    export_id = CASE WHEN v.nulls & 131072 = 0 THEN v.export_id END,
+    output_url = CASE WHEN v.nulls & 262144 = 0 THEN v.output_url END,
+    output_duration_sec = CASE WHEN v.nulls & 524288 = 0 THEN v.output_duration_sec END,
+    output_size_bytes = CASE WHEN v.nulls & 1048576 = 0 THEN v.output_size_bytes END,
+    thumbnail_url = CASE WHEN v.nulls & 2097152 = 0 THEN v.thumbnail_url END,
+    width = CASE WHEN v.nulls & 4194304 = 0 THEN v.width END,
+    height = CASE WHEN v.nulls & 8388608 = 0 THEN v.height END,
+    render_compute_seconds = CASE WHEN v.nulls & 16777216 = 0 THEN v.render_compute_seconds END,
+    failed_at_step = CASE WHEN v.nulls & 33554432 = 0 THEN v.failed_at_step END,
+    cancelled_at_step = CASE WHEN v.nulls & 67108864 = 0 THEN v.cancelled_at_step END,
+    error_message = CASE WHEN v.nulls & 134217728 = 0 THEN v.error_message END,
+    error_code = CASE WHEN v.nulls & 268435456 = 0 THEN v.error_code END,
+    retry_count = CASE WHEN v.nulls & 536870912 = 0 THEN v.retry_count END,
+    terminal_event_id = CASE WHEN v.nulls & 1073741824 = 0 THEN v.terminal_event_id END,
+    progress_at = CASE WHEN v.nulls & 2147483648 = 0 THEN v.progress_at END,
+    created_at = v.created_at,
+    queued_at = CASE WHEN v.nulls & 4294967296 = 0 THEN v.queued_at END,
+    started_at = CASE WHEN v.nulls & 8589934592 = 0 THEN v.started_at END,
+    finished_at = CASE WHEN v.nulls & 17179869184 = 0 THEN v.finished_at END,
+    updated_at = v.updated_at
+FROM (SELECT
+    unnest($1::uuid[]) AS job_id,
+    unnest($2::uuid[]) AS tenant_id,
+    unnest($3::uuid[]) AS user_id,
+    unnest($4::text[]) AS state,
+    unnest($5::smallint[]) AS state_rank,
+    unnest($6::text[]) AS step,
+    unnest($7::integer[]) AS progress,
+    unnest($8::uuid[]) AS saved_project_id,
+    unnest($9::uuid[]) AS original_project_id,
+    unnest($10::text[]) AS priority_queue,
+    unnest($11::integer[]) AS priority_score,
+    unnest($12::text[]) AS price_type,
+    unnest($13::bigint[]) AS paid_price_minor,
+    unnest($14::uuid[]) AS payment_id,
+    unnest($15::text[]) AS region,
+    unnest($16::text[]) AS resolution,
+    unnest($17::float8[]) AS duration_sec,
+    unnest($18::text[]) AS node_ids,
+    unnest($19::smallint[]) AS node_ids_src,
+    unnest($20::integer[]) AS current_frame,
+    unnest($21::integer[]) AS total_frames,
+    unnest($22::integer[]) AS eta_seconds,
+    unnest($23::boolean[]) AS refund_required,
+    unnest($24::uuid[]) AS cancelled_by_user_id,
+    unnest($25::uuid[]) AS export_id,
+    unnest($26::text[]) AS output_url,
+    unnest($27::float8[]) AS output_duration_sec,
+    unnest($28::bigint[]) AS output_size_bytes,
+    unnest($29::text[]) AS thumbnail_url,
+    unnest($30::integer[]) AS width,
+    unnest($31::integer[]) AS height,
+    unnest($32::integer[]) AS render_compute_seconds,
+    unnest($33::text[]) AS failed_at_step,
+    unnest($34::text[]) AS cancelled_at_step,
+    unnest($35::text[]) AS error_message,
+    unnest($36::text[]) AS error_code,
+    unnest($37::integer[]) AS retry_count,
+    unnest($38::uuid[]) AS terminal_event_id,
+    unnest($39::timestamptz[]) AS progress_at,
+    unnest($40::timestamptz[]) AS created_at,
+    unnest($41::timestamptz[]) AS queued_at,
+    unnest($42::timestamptz[]) AS started_at,
+    unnest($43::timestamptz[]) AS finished_at,
+    unnest($44::timestamptz[]) AS updated_at,
+    unnest($45::bigint[]) AS nulls
+) AS v
+WHERE j.job_id = v.job_id
+`
+
+type SaveJobsParams struct {
+	JobID                []uuid.UUID
+	TenantID             []uuid.UUID
+	UserID               []uuid.UUID
+	State                []string
+	StateRank            []int16
+	Step                 []string
+	Progress             []int32
+	SavedProjectID       []uuid.UUID
+	OriginalProjectID    []uuid.UUID
+	PriorityQueue        []string
+	PriorityScore        []int32
+	PriceType            []string
+	PaidPriceMinor       []int64
+	PaymentID            []uuid.UUID
+	Region               []string
+	Resolution           []string
+	DurationSec          []float64
+	NodeIds              []string
+	NodeIdsSrc           []int16
+	CurrentFrame         []int32
+	TotalFrames          []int32
+	EtaSeconds           []int32
+	RefundRequired       []bool
+	CancelledByUserID    []uuid.UUID
+	ExportID             []uuid.UUID
+	OutputUrl            []string
+	OutputDurationSec    []float64
+	OutputSizeBytes      []int64
+	ThumbnailUrl         []string
+	Width                []int32
+	Height               []int32
+	RenderComputeSeconds []int32
+	FailedAtStep         []string
+	CancelledAtStep      []string
+	ErrorMessage         []string
+	ErrorCode            []string
+	RetryCount           []int32
+	TerminalEventID      []uuid.UUID
+	ProgressAt           []time.Time
+	CreatedAt            []time.Time
+	QueuedAt             []time.Time
+	StartedAt            []time.Time
+	FinishedAt           []time.Time
+	UpdatedAt            []time.Time
+	Nulls                []int64
+}
+
+// Updates a batch's stored jobs (LockJobs locked their rows) in one statement: element i of
+// every array is job i's (the unnests of one SELECT list advance together). Arrays cannot
+// say which elements are NULL here: bit k of nulls is set when the k-th nullable column,
+// in the order of SET, is NULL. node_ids is an array literal (an array of arrays would be one
+// two-dimensional array).
+func (q *Queries) SaveJobs(ctx context.Context, arg SaveJobsParams) error {
+	_, err := q.db.Exec(ctx, saveJobs,
+		arg.JobID,
+		arg.TenantID,
+		arg.UserID,
+		arg.State,
+		arg.StateRank,
+		arg.Step,
+		arg.Progress,
+		arg.SavedProjectID,
+		arg.OriginalProjectID,
+		arg.PriorityQueue,
+		arg.PriorityScore,
+		arg.PriceType,
+		arg.PaidPriceMinor,
+		arg.PaymentID,
+		arg.Region,
+		arg.Resolution,
+		arg.DurationSec,
+		arg.NodeIds,
+		arg.NodeIdsSrc,
+		arg.CurrentFrame,
+		arg.TotalFrames,
+		arg.EtaSeconds,
+		arg.RefundRequired,
+		arg.CancelledByUserID,
+		arg.ExportID,
+		arg.OutputUrl,
+		arg.OutputDurationSec,
+		arg.OutputSizeBytes,
+		arg.ThumbnailUrl,
+		arg.Width,
+		arg.Height,
+		arg.RenderComputeSeconds,
+		arg.FailedAtStep,
+		arg.CancelledAtStep,
+		arg.ErrorMessage,
+		arg.ErrorCode,
+		arg.RetryCount,
+		arg.TerminalEventID,
+		arg.ProgressAt,
+		arg.CreatedAt,
+		arg.QueuedAt,
+		arg.StartedAt,
+		arg.FinishedAt,
+		arg.UpdatedAt,
+		arg.Nulls,
+	)
+	return err
+}

@@ -169,13 +169,13 @@ func newJob(r domain.JobRef) *domain.Job {
 	return jobFromRow(db.RenderJob{JobID: r.JobID, TenantID: r.TenantID, CreatedAt: created, UpdatedAt: created})
 }
 
-// SaveJobs inserts the jobs LockJobs did not find (one COPY) and updates the others.
+// SaveJobs inserts the jobs LockJobs did not find (one COPY) and updates the others (one
+// statement).
 func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
-	var inserts []db.InsertJobsParams
-	updates := make([]db.SaveJobParams, 0, len(jobs))
+	var inserts, updates []db.InsertJobsParams
 	for _, j := range jobs {
 		if t.unstored[j.ID] {
-			inserts = append(inserts, db.InsertJobsParams(saveJobParams(j)))
+			inserts = append(inserts, saveJobParams(j))
 			continue
 		}
 		updates = append(updates, saveJobParams(j))
@@ -191,14 +191,8 @@ func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
 	if len(updates) == 0 {
 		return nil
 	}
-	var first error
-	t.q.SaveJob(ctx, updates).Exec(func(_ int, err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	})
-	if first != nil {
-		return fmt.Errorf("save jobs: %w", first)
+	if err := t.q.SaveJobs(ctx, saveJobsParams(updates)); err != nil {
+		return fmt.Errorf("save jobs: %w", err)
 	}
 	return nil
 }

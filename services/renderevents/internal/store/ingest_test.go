@@ -3,10 +3,12 @@ package store_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/videotpl/platform/gen/events"
@@ -201,4 +203,101 @@ func TestConcurrentBatchesCreatingTheSameJobsAllCommitAndTheJobsHoldEveryEvent(t
 			t.Errorf("job %s: %q with %d timeline events (%v), want completed with all 20", job, state, timeline, err)
 		}
 	}
+}
+
+// A batch updates its stored jobs in one statement: every column, NULL or not, must read
+// back as when the jobs are built in one batch (inserted once, never updated) and as when
+// each event is applied alone (one job updated at a time).
+func TestJobsUpdatedTogetherReadBackAsJobsBuiltOnceOrOneEventAtATime(t *testing.T) {
+	ctx := context.Background()
+	stream, err := sim.Generate(sim.Options{Tenants: 3, Jobs: 60, Running: 10, Snapshots: 2, FailRate: 0.3,
+		CancelRate: 0.3, Identity: true, Seed: 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	evs := append(parse(t, stream.Messages), jobsWithOptionalFieldsSetOrNot(t)...)
+	readModels := func(batches ...[]domain.Event) []string {
+		st, pool := newStore(t)
+		in := app.NewIngest(st)
+		for _, b := range batches {
+			if err := in.ApplyBatch(ctx, b); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+		}
+		rows, err := pool.Query(ctx, `SELECT to_jsonb(j)::text FROM render_jobs j
+			UNION ALL (SELECT to_jsonb(u)::text FROM usage_periods u ORDER BY period, period_start, tenant_id)
+			ORDER BY 1`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := pgx.CollectRows(rows, pgx.RowTo[string])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	once := readModels(evs)
+	var nulls, values int
+	for _, r := range once {
+		nulls += strings.Count(r, ": null")
+		values += strings.Count(r, ",")
+	}
+	if len(once) < 60 || nulls == 0 || nulls == values {
+		t.Fatalf("%d rows with %d NULLs of %d columns: the stream does not exercise NULL and non-NULL columns", len(once), nulls, values)
+	}
+	var thirds, alone [][]domain.Event
+	for i := range 3 {
+		thirds = append(thirds, evs[i*len(evs)/3:(i+1)*len(evs)/3])
+	}
+	for _, e := range evs {
+		alone = append(alone, []domain.Event{e})
+	}
+	for name, batches := range map[string][][]domain.Event{"in thirds": thirds, "one at a time": alone} {
+		got := readModels(batches...)
+		if len(got) != len(once) {
+			t.Fatalf("%s: %d rows, built once: %d", name, len(got), len(once))
+		}
+		for i := range got {
+			if got[i] != once[i] {
+				t.Errorf("%s:\n got %s\nwant %s", name, got[i], once[i])
+			}
+		}
+	}
+}
+
+// jobsWithOptionalFieldsSetOrNot are the events of jobs whose optional fields are each set or
+// not independently of the others (job k sets field f when bit f of k is set).
+func jobsWithOptionalFieldsSetOrNot(t *testing.T) []domain.Event {
+	tenant := uuid.New()
+	var out []domain.Event
+	for k := range 64 {
+		set := func(f int) bool { return k>>f&1 == 1 }
+		opt := func(f int, v int) *int {
+			if set(f) {
+				return &v
+			}
+			return nil
+		}
+		job, at := uuid.New(), t0.Add(time.Duration(k)*time.Second)
+		queued := events.RenderJobQueuedV1Payload{RenderJobID: job, SavedProjectID: uuid.New(),
+			PriorityQueue: events.PriorityQueuePaid, PriceType: events.PriceTypeCash, Region: "eu", PriorityScore: opt(0, 7)}
+		if set(1) {
+			queued.DurationSec, queued.Resolution = new(float64), new(string)
+		}
+		started := events.RenderJobStartedV1Payload{RenderJobID: job, StartedAt: at.Add(time.Second), TotalFrames: opt(2, 90)}
+		if set(3) {
+			started.NodeIDs = []uuid.UUID{uuid.New()}
+		}
+		var end events.Payload = events.RenderJobCompletedV1Payload{RenderJobID: job, ExportID: uuid.New(), OutputURL: "s3://out.mp4",
+			DurationSec: 3, SizeBytes: 9, Width: opt(4, 640), Height: opt(5, 360), RenderComputeSeconds: opt(1, 5)}
+		if k%3 == 1 {
+			end = events.RenderJobFailedV1Payload{RenderJobID: job, FailedAtStep: events.StepRendering, ErrorMessage: "lost",
+				RetryCount: opt(4, 2), RefundRequired: set(5)}
+		}
+		out = append(out, ev(t, tenant, at, nil, queued), ev(t, tenant, at.Add(time.Second), nil, started))
+		if k%4 != 3 { // some stay started
+			out = append(out, ev(t, tenant, at.Add(2*time.Second), nil, end))
+		}
+	}
+	return out
 }

@@ -3,10 +3,12 @@ package store
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
 	db "github.com/videotpl/platform/gen/db/renderevents"
+	"github.com/videotpl/platform/pkg/httpx/jsonw"
 	"github.com/videotpl/platform/services/renderevents/internal/domain"
 )
 
@@ -37,12 +39,13 @@ func jobFromRow(r db.RenderJob) *domain.Job {
 	return j
 }
 
-func saveJobParams(j *domain.Job) db.SaveJobParams {
+// saveJobParams is j's row.
+func saveJobParams(j *domain.Job) db.InsertJobsParams {
 	nodes := j.NodeIDs
 	if nodes == nil {
 		nodes = []uuid.UUID{}
 	}
-	p := db.SaveJobParams{
+	p := db.InsertJobsParams{
 		JobID: j.ID, TenantID: j.TenantID, UserID: j.UserID, State: string(j.State), StateRank: int16(j.State.Rank()),
 		Step: j.Step, Progress: int32(j.Progress), SavedProjectID: j.SavedProjectID, OriginalProjectID: j.OriginalProjectID,
 		PriorityQueue: j.PriorityQueue, PriorityScore: i32(j.PriorityScore), PriceType: j.PriceType,
@@ -61,6 +64,101 @@ func saveJobParams(j *domain.Job) db.SaveJobParams {
 		p.FailedAtStep, p.ErrorMessage, p.ErrorCode, p.RetryCount = &e.FailedAtStep, &e.ErrorMessage, e.ErrorCode, i32(e.RetryCount)
 	}
 	return p
+}
+
+// saveJobsParams are the rows' columns as SaveJobs takes them: one array per column, and per
+// row a mask of its NULL columns, bit k for the k-th nullable one in the order of SaveJobs's SET.
+func saveJobsParams(rows []db.InsertJobsParams) db.SaveJobsParams {
+	n := len(rows)
+	p := db.SaveJobsParams{
+		JobID: make([]uuid.UUID, 0, n), TenantID: make([]uuid.UUID, 0, n), State: make([]string, 0, n),
+		StateRank: make([]int16, 0, n), Progress: make([]int32, 0, n), NodeIds: make([]string, 0, n),
+		NodeIdsSrc: make([]int16, 0, n), CreatedAt: make([]time.Time, 0, n), UpdatedAt: make([]time.Time, 0, n),
+		Nulls: make([]int64, 0, n),
+	}
+	for _, r := range rows {
+		p.JobID, p.TenantID = append(p.JobID, r.JobID), append(p.TenantID, r.TenantID)
+		p.State, p.StateRank, p.Progress = append(p.State, r.State), append(p.StateRank, r.StateRank), append(p.Progress, r.Progress)
+		p.NodeIds, p.NodeIdsSrc = append(p.NodeIds, uuidArrayLiteral(r.NodeIds)), append(p.NodeIdsSrc, r.NodeIdsSrc)
+		p.CreatedAt, p.UpdatedAt = append(p.CreatedAt, r.CreatedAt), append(p.UpdatedAt, r.UpdatedAt)
+		var m nullMask
+		p.UserID = nullable(p.UserID, r.UserID, &m, n)
+		p.Step = nullable(p.Step, r.Step, &m, n)
+		p.SavedProjectID = nullable(p.SavedProjectID, r.SavedProjectID, &m, n)
+		p.OriginalProjectID = nullable(p.OriginalProjectID, r.OriginalProjectID, &m, n)
+		p.PriorityQueue = nullable(p.PriorityQueue, r.PriorityQueue, &m, n)
+		p.PriorityScore = nullable(p.PriorityScore, r.PriorityScore, &m, n)
+		p.PriceType = nullable(p.PriceType, r.PriceType, &m, n)
+		p.PaidPriceMinor = nullable(p.PaidPriceMinor, r.PaidPriceMinor, &m, n)
+		p.PaymentID = nullable(p.PaymentID, r.PaymentID, &m, n)
+		p.Region = nullable(p.Region, r.Region, &m, n)
+		p.Resolution = nullable(p.Resolution, r.Resolution, &m, n)
+		p.DurationSec = nullable(p.DurationSec, r.DurationSec, &m, n)
+		p.CurrentFrame = nullable(p.CurrentFrame, r.CurrentFrame, &m, n)
+		p.TotalFrames = nullable(p.TotalFrames, r.TotalFrames, &m, n)
+		p.EtaSeconds = nullable(p.EtaSeconds, r.EtaSeconds, &m, n)
+		p.RefundRequired = nullable(p.RefundRequired, r.RefundRequired, &m, n)
+		p.CancelledByUserID = nullable(p.CancelledByUserID, r.CancelledByUserID, &m, n)
+		p.ExportID = nullable(p.ExportID, r.ExportID, &m, n)
+		p.OutputUrl = nullable(p.OutputUrl, r.OutputUrl, &m, n)
+		p.OutputDurationSec = nullable(p.OutputDurationSec, r.OutputDurationSec, &m, n)
+		p.OutputSizeBytes = nullable(p.OutputSizeBytes, r.OutputSizeBytes, &m, n)
+		p.ThumbnailUrl = nullable(p.ThumbnailUrl, r.ThumbnailUrl, &m, n)
+		p.Width = nullable(p.Width, r.Width, &m, n)
+		p.Height = nullable(p.Height, r.Height, &m, n)
+		p.RenderComputeSeconds = nullable(p.RenderComputeSeconds, r.RenderComputeSeconds, &m, n)
+		p.FailedAtStep = nullable(p.FailedAtStep, r.FailedAtStep, &m, n)
+		p.CancelledAtStep = nullable(p.CancelledAtStep, r.CancelledAtStep, &m, n)
+		p.ErrorMessage = nullable(p.ErrorMessage, r.ErrorMessage, &m, n)
+		p.ErrorCode = nullable(p.ErrorCode, r.ErrorCode, &m, n)
+		p.RetryCount = nullable(p.RetryCount, r.RetryCount, &m, n)
+		p.TerminalEventID = nullable(p.TerminalEventID, r.TerminalEventID, &m, n)
+		p.ProgressAt = nullable(p.ProgressAt, r.ProgressAt, &m, n)
+		p.QueuedAt = nullable(p.QueuedAt, r.QueuedAt, &m, n)
+		p.StartedAt = nullable(p.StartedAt, r.StartedAt, &m, n)
+		p.FinishedAt = nullable(p.FinishedAt, r.FinishedAt, &m, n)
+		p.Nulls = append(p.Nulls, m.nulls)
+	}
+	return p
+}
+
+// nullMask collects which of a row's nullable columns are NULL, one bit each in the order
+// they are added.
+type nullMask struct {
+	nulls int64
+	next  uint
+}
+
+// nullable appends v's value to column (its zero if v is nil, marked NULL in m); n is the
+// column's length once every row is added.
+func nullable[T any](column []T, v *T, m *nullMask, n int) []T {
+	if column == nil {
+		column = make([]T, 0, n)
+	}
+	var value T
+	if v == nil {
+		m.nulls |= 1 << m.next
+	} else {
+		value = *v
+	}
+	m.next++
+	return append(column, value)
+}
+
+// uuidArrayLiteral is ids as PostgreSQL reads a uuid[] from text (elements may be quoted).
+func uuidArrayLiteral(ids []uuid.UUID) string {
+	if len(ids) == 0 {
+		return "{}"
+	}
+	b := make([]byte, 0, 2+len(ids)*39)
+	b = append(b, '{')
+	for i, id := range ids {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = jsonw.AppendUUID(b, id)
+	}
+	return string(append(b, '}'))
 }
 
 func deref(p *string) string {
