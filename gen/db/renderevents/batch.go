@@ -7,124 +7,16 @@ package rendereventsdb
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
-	"github.com/jackc/pgx/v5/pgtype"
 )
 
 var (
 	ErrBatchAlreadyClosed = errors.New("batch already closed")
 )
-
-const addUsage = `-- name: AddUsage :batchexec
-INSERT INTO usage_periods (tenant_id, period, period_start, jobs_completed, jobs_failed, jobs_cancelled,
-                           render_compute_seconds, output_seconds, output_bytes, paid_minor_by_price,
-                           payments_succeeded, payments_succeeded_minor, payments_failed, payments_failed_minor,
-                           payments_refunded, payments_refunded_minor)
-VALUES ($1, $2, $3, $4, $5, $6,
-        $7, $8, $9, $10,
-        $11, $12, $13, $14,
-        $15, $16)
-ON CONFLICT (period, period_start, tenant_id) DO UPDATE SET
-    jobs_completed = usage_periods.jobs_completed + excluded.jobs_completed,
-    jobs_failed = usage_periods.jobs_failed + excluded.jobs_failed,
-    jobs_cancelled = usage_periods.jobs_cancelled + excluded.jobs_cancelled,
-    render_compute_seconds = usage_periods.render_compute_seconds + excluded.render_compute_seconds,
-    output_seconds = usage_periods.output_seconds + excluded.output_seconds,
-    output_bytes = usage_periods.output_bytes + excluded.output_bytes,
-    paid_minor_by_price = COALESCE((
-        SELECT jsonb_object_agg(k, total) FROM (
-            SELECT k, sum(v::bigint) AS total FROM (
-                SELECT key AS k, value AS v FROM jsonb_each_text(usage_periods.paid_minor_by_price)
-                UNION ALL
-                SELECT key, value FROM jsonb_each_text(excluded.paid_minor_by_price)
-            ) pairs GROUP BY k
-        ) sums), '{}'::jsonb),
-    payments_succeeded = usage_periods.payments_succeeded + excluded.payments_succeeded,
-    payments_succeeded_minor = usage_periods.payments_succeeded_minor + excluded.payments_succeeded_minor,
-    payments_failed = usage_periods.payments_failed + excluded.payments_failed,
-    payments_failed_minor = usage_periods.payments_failed_minor + excluded.payments_failed_minor,
-    payments_refunded = usage_periods.payments_refunded + excluded.payments_refunded,
-    payments_refunded_minor = usage_periods.payments_refunded_minor + excluded.payments_refunded_minor
-`
-
-type AddUsageBatchResults struct {
-	br     pgx.BatchResults
-	tot    int
-	closed bool
-}
-
-type AddUsageParams struct {
-	TenantID               uuid.UUID
-	Period                 string
-	PeriodStart            pgtype.Date
-	JobsCompleted          int64
-	JobsFailed             int64
-	JobsCancelled          int64
-	RenderComputeSeconds   int64
-	OutputSeconds          float64
-	OutputBytes            int64
-	PaidMinorByPrice       json.RawMessage
-	PaymentsSucceeded      int64
-	PaymentsSucceededMinor int64
-	PaymentsFailed         int64
-	PaymentsFailedMinor    int64
-	PaymentsRefunded       int64
-	PaymentsRefundedMinor  int64
-}
-
-// Adds deltas to one tenant period; paid_minor_by_price merges key by key.
-func (q *Queries) AddUsage(ctx context.Context, arg []AddUsageParams) *AddUsageBatchResults {
-	batch := &pgx.Batch{}
-	for _, a := range arg {
-		vals := []interface{}{
-			a.TenantID,
-			a.Period,
-			a.PeriodStart,
-			a.JobsCompleted,
-			a.JobsFailed,
-			a.JobsCancelled,
-			a.RenderComputeSeconds,
-			a.OutputSeconds,
-			a.OutputBytes,
-			a.PaidMinorByPrice,
-			a.PaymentsSucceeded,
-			a.PaymentsSucceededMinor,
-			a.PaymentsFailed,
-			a.PaymentsFailedMinor,
-			a.PaymentsRefunded,
-			a.PaymentsRefundedMinor,
-		}
-		batch.Queue(addUsage, vals...)
-	}
-	br := q.db.SendBatch(ctx, batch)
-	return &AddUsageBatchResults{br, len(arg), false}
-}
-
-func (b *AddUsageBatchResults) Exec(f func(int, error)) {
-	defer b.br.Close()
-	for t := 0; t < b.tot; t++ {
-		if b.closed {
-			if f != nil {
-				f(t, ErrBatchAlreadyClosed)
-			}
-			continue
-		}
-		_, err := b.br.Exec()
-		if f != nil {
-			f(t, err)
-		}
-	}
-}
-
-func (b *AddUsageBatchResults) Close() error {
-	b.closed = true
-	return b.br.Close()
-}
 
 const saveJobProgress = `-- name: SaveJobProgress :batchone
 WITH cur AS (

@@ -7,10 +7,91 @@ package rendereventsdb
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 )
+
+const addUsage = `-- name: AddUsage :exec
+INSERT INTO usage_periods (tenant_id, period, period_start, jobs_completed, jobs_failed, jobs_cancelled,
+                           render_compute_seconds, output_seconds, output_bytes, paid_minor_by_price,
+                           payments_succeeded, payments_succeeded_minor, payments_failed, payments_failed_minor,
+                           payments_refunded, payments_refunded_minor)
+SELECT unnest($1::uuid[]), unnest($2::text[]), unnest($3::date[]),
+       unnest($4::bigint[]), unnest($5::bigint[]), unnest($6::bigint[]),
+       unnest($7::bigint[]), unnest($8::float8[]), unnest($9::bigint[]),
+       unnest($10::jsonb[]),
+       unnest($11::bigint[]), unnest($12::bigint[]),
+       unnest($13::bigint[]), unnest($14::bigint[]),
+       unnest($15::bigint[]), unnest($16::bigint[])
+ON CONFLICT (period, period_start, tenant_id) DO UPDATE SET
+    jobs_completed = usage_periods.jobs_completed + excluded.jobs_completed,
+    jobs_failed = usage_periods.jobs_failed + excluded.jobs_failed,
+    jobs_cancelled = usage_periods.jobs_cancelled + excluded.jobs_cancelled,
+    render_compute_seconds = usage_periods.render_compute_seconds + excluded.render_compute_seconds,
+    output_seconds = usage_periods.output_seconds + excluded.output_seconds,
+    output_bytes = usage_periods.output_bytes + excluded.output_bytes,
+    paid_minor_by_price = COALESCE((
+        SELECT jsonb_object_agg(k, total) FROM (
+            SELECT k, sum(v::bigint) AS total FROM (
+                SELECT key AS k, value AS v FROM jsonb_each_text(usage_periods.paid_minor_by_price)
+                UNION ALL
+                SELECT key, value FROM jsonb_each_text(excluded.paid_minor_by_price)
+            ) pairs GROUP BY k
+        ) sums), '{}'::jsonb),
+    payments_succeeded = usage_periods.payments_succeeded + excluded.payments_succeeded,
+    payments_succeeded_minor = usage_periods.payments_succeeded_minor + excluded.payments_succeeded_minor,
+    payments_failed = usage_periods.payments_failed + excluded.payments_failed,
+    payments_failed_minor = usage_periods.payments_failed_minor + excluded.payments_failed_minor,
+    payments_refunded = usage_periods.payments_refunded + excluded.payments_refunded,
+    payments_refunded_minor = usage_periods.payments_refunded_minor + excluded.payments_refunded_minor
+`
+
+type AddUsageParams struct {
+	TenantID               []uuid.UUID
+	Period                 []string
+	PeriodStart            []pgtype.Date
+	JobsCompleted          []int64
+	JobsFailed             []int64
+	JobsCancelled          []int64
+	RenderComputeSeconds   []int64
+	OutputSeconds          []float64
+	OutputBytes            []int64
+	PaidMinorByPrice       []json.RawMessage
+	PaymentsSucceeded      []int64
+	PaymentsSucceededMinor []int64
+	PaymentsFailed         []int64
+	PaymentsFailedMinor    []int64
+	PaymentsRefunded       []int64
+	PaymentsRefundedMinor  []int64
+}
+
+// Adds each row's deltas to its tenant period (element i of every array is row i's);
+// paid_minor_by_price merges key by key. The rows are inserted, and their periods locked, in
+// the order given: every transaction gives them in one order, so that none waits for
+// another's rows in the opposite order. A key may appear once.
+func (q *Queries) AddUsage(ctx context.Context, arg AddUsageParams) error {
+	_, err := q.db.Exec(ctx, addUsage,
+		arg.TenantID,
+		arg.Period,
+		arg.PeriodStart,
+		arg.JobsCompleted,
+		arg.JobsFailed,
+		arg.JobsCancelled,
+		arg.RenderComputeSeconds,
+		arg.OutputSeconds,
+		arg.OutputBytes,
+		arg.PaidMinorByPrice,
+		arg.PaymentsSucceeded,
+		arg.PaymentsSucceededMinor,
+		arg.PaymentsFailed,
+		arg.PaymentsFailedMinor,
+		arg.PaymentsRefunded,
+		arg.PaymentsRefundedMinor,
+	)
+	return err
+}
 
 const listUsage = `-- name: ListUsage :many
 SELECT tenant_id, period, period_start, jobs_completed, jobs_failed, jobs_cancelled, render_compute_seconds, output_seconds, output_bytes, paid_minor_by_price, payments_succeeded, payments_succeeded_minor, payments_failed, payments_failed_minor, payments_refunded, payments_refunded_minor FROM usage_periods

@@ -216,31 +216,37 @@ func (t *ingestTx) AddUsage(ctx context.Context, deltas domain.UsageDeltas) erro
 	}
 	// One order for every transaction, so that concurrent consumers cannot deadlock.
 	sortUsageKeys(keys)
-	params := make([]db.AddUsageParams, 0, len(keys))
+	n := len(keys)
+	p := db.AddUsageParams{
+		TenantID: make([]uuid.UUID, 0, n), Period: make([]string, 0, n), PeriodStart: make([]pgtype.Date, 0, n),
+		JobsCompleted: make([]int64, 0, n), JobsFailed: make([]int64, 0, n), JobsCancelled: make([]int64, 0, n),
+		RenderComputeSeconds: make([]int64, 0, n), OutputSeconds: make([]float64, 0, n), OutputBytes: make([]int64, 0, n),
+		PaidMinorByPrice:  make([]json.RawMessage, 0, n),
+		PaymentsSucceeded: make([]int64, 0, n), PaymentsSucceededMinor: make([]int64, 0, n),
+		PaymentsFailed: make([]int64, 0, n), PaymentsFailedMinor: make([]int64, 0, n),
+		PaymentsRefunded: make([]int64, 0, n), PaymentsRefundedMinor: make([]int64, 0, n),
+	}
 	for _, k := range keys {
 		u := deltas[k]
 		paid, err := json.Marshal(nonNilMap(u.PaidMinorByPriceType))
 		if err != nil {
 			return err
 		}
-		params = append(params, db.AddUsageParams{
-			TenantID: k.TenantID, Period: string(k.Period), PeriodStart: pgtype.Date{Time: k.Start, Valid: true},
-			JobsCompleted: u.JobsCompleted, JobsFailed: u.JobsFailed, JobsCancelled: u.JobsCancelled,
-			RenderComputeSeconds: u.RenderComputeSeconds, OutputSeconds: u.OutputSeconds, OutputBytes: u.OutputBytes,
-			PaidMinorByPrice:  paid,
-			PaymentsSucceeded: u.PaymentsSucceeded, PaymentsSucceededMinor: u.PaymentsSucceededMinor,
-			PaymentsFailed: u.PaymentsFailed, PaymentsFailedMinor: u.PaymentsFailedMinor,
-			PaymentsRefunded: u.PaymentsRefunded, PaymentsRefundedMinor: u.PaymentsRefundedMinor,
-		})
+		p.TenantID, p.Period = append(p.TenantID, k.TenantID), append(p.Period, string(k.Period))
+		p.PeriodStart = append(p.PeriodStart, pgtype.Date{Time: k.Start, Valid: true})
+		p.JobsCompleted, p.JobsFailed = append(p.JobsCompleted, u.JobsCompleted), append(p.JobsFailed, u.JobsFailed)
+		p.JobsCancelled = append(p.JobsCancelled, u.JobsCancelled)
+		p.RenderComputeSeconds = append(p.RenderComputeSeconds, u.RenderComputeSeconds)
+		p.OutputSeconds, p.OutputBytes = append(p.OutputSeconds, u.OutputSeconds), append(p.OutputBytes, u.OutputBytes)
+		p.PaidMinorByPrice = append(p.PaidMinorByPrice, paid)
+		p.PaymentsSucceeded = append(p.PaymentsSucceeded, u.PaymentsSucceeded)
+		p.PaymentsSucceededMinor = append(p.PaymentsSucceededMinor, u.PaymentsSucceededMinor)
+		p.PaymentsFailed, p.PaymentsFailedMinor = append(p.PaymentsFailed, u.PaymentsFailed), append(p.PaymentsFailedMinor, u.PaymentsFailedMinor)
+		p.PaymentsRefunded = append(p.PaymentsRefunded, u.PaymentsRefunded)
+		p.PaymentsRefundedMinor = append(p.PaymentsRefundedMinor, u.PaymentsRefundedMinor)
 	}
-	var first error
-	t.q.AddUsage(ctx, params).Exec(func(_ int, err error) {
-		if err != nil && first == nil {
-			first = err
-		}
-	})
-	if first != nil {
-		return fmt.Errorf("usage: %w", first)
+	if err := t.q.AddUsage(ctx, p); err != nil {
+		return fmt.Errorf("usage: %w", err)
 	}
 	return nil
 }
