@@ -169,41 +169,29 @@ func newJob(r domain.JobRef) *domain.Job {
 	return jobFromRow(db.RenderJob{JobID: r.JobID, TenantID: r.TenantID, CreatedAt: created, UpdatedAt: created})
 }
 
-// SaveJobs inserts the jobs LockJobs did not find (one COPY) and updates the others (one
-// statement).
+// SaveJobs writes the jobs in one statement: it updates those LockJobs found and inserts the
+// others.
 func (t *ingestTx) SaveJobs(ctx context.Context, jobs []*domain.Job) error {
-	var inserts, updates []db.InsertJobsParams
-	for _, j := range jobs {
-		if t.unstored[j.ID] {
-			inserts = append(inserts, saveJobParams(j))
-			continue
-		}
-		updates = append(updates, saveJobParams(j))
-	}
-	if len(inserts) > 0 {
-		if _, err := t.q.InsertJobs(ctx, inserts); err != nil {
-			return fmt.Errorf("insert jobs: %w", err)
-		}
-		for _, p := range inserts {
-			delete(t.unstored, p.JobID)
-		}
-	}
-	if len(updates) == 0 {
-		return nil
-	}
-	if err := t.q.SaveJobs(ctx, saveJobsParams(updates)); err != nil {
+	p := writeJobsParams(jobs, func(j *domain.Job) bool { return !t.unstored[j.ID] })
+	if err := t.q.WriteJobs(ctx, p); err != nil {
 		return fmt.Errorf("save jobs: %w", err)
+	}
+	for _, j := range jobs {
+		delete(t.unstored, j.ID)
 	}
 	return nil
 }
 
 func (t *ingestTx) AppendTimeline(ctx context.Context, entries []domain.TimelineEntry) error {
-	params := make([]db.InsertTimelineParams, 0, len(entries))
+	n := len(entries)
+	p := db.InsertTimelineParams{JobID: make([]uuid.UUID, 0, n), EventID: make([]uuid.UUID, 0, n),
+		EventType: make([]string, 0, n), EventTime: make([]time.Time, 0, n), Applied: make([]bool, 0, n),
+		Data: make([]json.RawMessage, 0, n)}
 	for _, e := range entries {
-		params = append(params, db.InsertTimelineParams{JobID: e.JobID, EventID: e.EventID, EventType: e.EventType,
-			EventTime: e.EventTime, Applied: e.Applied, Data: json.RawMessage(e.Data)})
+		p.JobID, p.EventID, p.EventType = append(p.JobID, e.JobID), append(p.EventID, e.EventID), append(p.EventType, e.EventType)
+		p.EventTime, p.Applied, p.Data = append(p.EventTime, e.EventTime), append(p.Applied, e.Applied), append(p.Data, e.Data)
 	}
-	if _, err := t.q.InsertTimeline(ctx, params); err != nil {
+	if err := t.q.InsertTimeline(ctx, p); err != nil {
 		return fmt.Errorf("timeline: %w", err)
 	}
 	return nil

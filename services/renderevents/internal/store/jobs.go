@@ -39,84 +39,73 @@ func jobFromRow(r db.RenderJob) *domain.Job {
 	return j
 }
 
-// saveJobParams is j's row.
-func saveJobParams(j *domain.Job) db.InsertJobsParams {
-	nodes := j.NodeIDs
-	if nodes == nil {
-		nodes = []uuid.UUID{}
-	}
-	p := db.InsertJobsParams{
-		JobID: j.ID, TenantID: j.TenantID, UserID: j.UserID, State: string(j.State), StateRank: int16(j.State.Rank()),
-		Step: j.Step, Progress: int32(j.Progress), SavedProjectID: j.SavedProjectID, OriginalProjectID: j.OriginalProjectID,
-		PriorityQueue: j.PriorityQueue, PriorityScore: i32(j.PriorityScore), PriceType: j.PriceType,
-		PaidPriceMinor: j.PaidPriceMinor, PaymentID: j.PaymentID, Region: j.Region, Resolution: j.Resolution,
-		DurationSec: j.DurationSec, NodeIds: nodes, NodeIdsSrc: int16(j.NodeIDsSource),
-		CurrentFrame: i32(j.CurrentFrame), TotalFrames: i32(j.TotalFrames), EtaSeconds: i32(j.EtaSeconds),
-		RefundRequired: j.RefundRequired, CancelledByUserID: j.CancelledByUserID, CancelledAtStep: j.CancelledAtStep,
-		TerminalEventID: j.TerminalEventID, ProgressAt: j.ProgressAt, CreatedAt: j.CreatedAt, QueuedAt: j.QueuedAt,
-		StartedAt: j.StartedAt, FinishedAt: j.FinishedAt, UpdatedAt: j.UpdatedAt,
-	}
-	if o := j.Output; o != nil {
-		p.ExportID, p.OutputUrl, p.OutputDurationSec, p.OutputSizeBytes = &o.ExportID, &o.OutputURL, &o.DurationSec, &o.SizeBytes
-		p.ThumbnailUrl, p.Width, p.Height, p.RenderComputeSeconds = o.ThumbnailURL, i32(o.Width), i32(o.Height), i32(o.RenderComputeSeconds)
-	}
-	if e := j.Error; e != nil {
-		p.FailedAtStep, p.ErrorMessage, p.ErrorCode, p.RetryCount = &e.FailedAtStep, &e.ErrorMessage, e.ErrorCode, i32(e.RetryCount)
-	}
-	return p
-}
-
-// saveJobsParams are the rows' columns as SaveJobs takes them: one array per column, and per
-// row a mask of its NULL columns, bit k for the k-th nullable one in the order of SaveJobs's SET.
-func saveJobsParams(rows []db.InsertJobsParams) db.SaveJobsParams {
-	n := len(rows)
-	p := db.SaveJobsParams{
+// writeJobsParams are the jobs' rows as WriteJobs takes them: one array per column, and per
+// row a mask of its NULL columns (bit k for the k-th nullable one in the order of the columns)
+// and whether it is stored.
+func writeJobsParams(jobs []*domain.Job, stored func(*domain.Job) bool) db.WriteJobsParams {
+	n := len(jobs)
+	p := db.WriteJobsParams{
 		JobID: make([]uuid.UUID, 0, n), TenantID: make([]uuid.UUID, 0, n), State: make([]string, 0, n),
 		StateRank: make([]int16, 0, n), Progress: make([]int32, 0, n), NodeIds: make([]string, 0, n),
 		NodeIdsSrc: make([]int16, 0, n), CreatedAt: make([]time.Time, 0, n), UpdatedAt: make([]time.Time, 0, n),
-		Nulls: make([]int64, 0, n),
+		Nulls: make([]int64, 0, n), Stored: make([]bool, 0, n),
 	}
-	for _, r := range rows {
-		p.JobID, p.TenantID = append(p.JobID, r.JobID), append(p.TenantID, r.TenantID)
-		p.State, p.StateRank, p.Progress = append(p.State, r.State), append(p.StateRank, r.StateRank), append(p.Progress, r.Progress)
-		p.NodeIds, p.NodeIdsSrc = append(p.NodeIds, uuidArrayLiteral(r.NodeIds)), append(p.NodeIdsSrc, r.NodeIdsSrc)
-		p.CreatedAt, p.UpdatedAt = append(p.CreatedAt, r.CreatedAt), append(p.UpdatedAt, r.UpdatedAt)
+	for _, j := range jobs {
+		var (
+			exportID                                            *uuid.UUID
+			outputURL, thumbnail, failedAt, errMessage, errCode *string
+			outputDuration                                      *float64
+			outputSize                                          *int64
+			width, height, compute, retries                     *int
+		)
+		if o := j.Output; o != nil {
+			exportID, outputURL, outputDuration, outputSize = &o.ExportID, &o.OutputURL, &o.DurationSec, &o.SizeBytes
+			thumbnail, width, height, compute = o.ThumbnailURL, o.Width, o.Height, o.RenderComputeSeconds
+		}
+		if e := j.Error; e != nil {
+			failedAt, errMessage, errCode, retries = &e.FailedAtStep, &e.ErrorMessage, e.ErrorCode, e.RetryCount
+		}
+		p.JobID, p.TenantID, p.Stored = append(p.JobID, j.ID), append(p.TenantID, j.TenantID), append(p.Stored, stored(j))
+		p.State, p.StateRank = append(p.State, string(j.State)), append(p.StateRank, int16(j.State.Rank()))
+		p.Progress = append(p.Progress, int32(j.Progress))
+		p.NodeIds, p.NodeIdsSrc = append(p.NodeIds, uuidArrayLiteral(j.NodeIDs)), append(p.NodeIdsSrc, int16(j.NodeIDsSource))
+		p.CreatedAt, p.UpdatedAt = append(p.CreatedAt, j.CreatedAt), append(p.UpdatedAt, j.UpdatedAt)
 		var m nullMask
-		p.UserID = nullable(p.UserID, r.UserID, &m, n)
-		p.Step = nullable(p.Step, r.Step, &m, n)
-		p.SavedProjectID = nullable(p.SavedProjectID, r.SavedProjectID, &m, n)
-		p.OriginalProjectID = nullable(p.OriginalProjectID, r.OriginalProjectID, &m, n)
-		p.PriorityQueue = nullable(p.PriorityQueue, r.PriorityQueue, &m, n)
-		p.PriorityScore = nullable(p.PriorityScore, r.PriorityScore, &m, n)
-		p.PriceType = nullable(p.PriceType, r.PriceType, &m, n)
-		p.PaidPriceMinor = nullable(p.PaidPriceMinor, r.PaidPriceMinor, &m, n)
-		p.PaymentID = nullable(p.PaymentID, r.PaymentID, &m, n)
-		p.Region = nullable(p.Region, r.Region, &m, n)
-		p.Resolution = nullable(p.Resolution, r.Resolution, &m, n)
-		p.DurationSec = nullable(p.DurationSec, r.DurationSec, &m, n)
-		p.CurrentFrame = nullable(p.CurrentFrame, r.CurrentFrame, &m, n)
-		p.TotalFrames = nullable(p.TotalFrames, r.TotalFrames, &m, n)
-		p.EtaSeconds = nullable(p.EtaSeconds, r.EtaSeconds, &m, n)
-		p.RefundRequired = nullable(p.RefundRequired, r.RefundRequired, &m, n)
-		p.CancelledByUserID = nullable(p.CancelledByUserID, r.CancelledByUserID, &m, n)
-		p.ExportID = nullable(p.ExportID, r.ExportID, &m, n)
-		p.OutputUrl = nullable(p.OutputUrl, r.OutputUrl, &m, n)
-		p.OutputDurationSec = nullable(p.OutputDurationSec, r.OutputDurationSec, &m, n)
-		p.OutputSizeBytes = nullable(p.OutputSizeBytes, r.OutputSizeBytes, &m, n)
-		p.ThumbnailUrl = nullable(p.ThumbnailUrl, r.ThumbnailUrl, &m, n)
-		p.Width = nullable(p.Width, r.Width, &m, n)
-		p.Height = nullable(p.Height, r.Height, &m, n)
-		p.RenderComputeSeconds = nullable(p.RenderComputeSeconds, r.RenderComputeSeconds, &m, n)
-		p.FailedAtStep = nullable(p.FailedAtStep, r.FailedAtStep, &m, n)
-		p.CancelledAtStep = nullable(p.CancelledAtStep, r.CancelledAtStep, &m, n)
-		p.ErrorMessage = nullable(p.ErrorMessage, r.ErrorMessage, &m, n)
-		p.ErrorCode = nullable(p.ErrorCode, r.ErrorCode, &m, n)
-		p.RetryCount = nullable(p.RetryCount, r.RetryCount, &m, n)
-		p.TerminalEventID = nullable(p.TerminalEventID, r.TerminalEventID, &m, n)
-		p.ProgressAt = nullable(p.ProgressAt, r.ProgressAt, &m, n)
-		p.QueuedAt = nullable(p.QueuedAt, r.QueuedAt, &m, n)
-		p.StartedAt = nullable(p.StartedAt, r.StartedAt, &m, n)
-		p.FinishedAt = nullable(p.FinishedAt, r.FinishedAt, &m, n)
+		p.UserID = nullable(p.UserID, j.UserID, &m, n)
+		p.Step = nullable(p.Step, j.Step, &m, n)
+		p.SavedProjectID = nullable(p.SavedProjectID, j.SavedProjectID, &m, n)
+		p.OriginalProjectID = nullable(p.OriginalProjectID, j.OriginalProjectID, &m, n)
+		p.PriorityQueue = nullable(p.PriorityQueue, j.PriorityQueue, &m, n)
+		p.PriorityScore = nullable(p.PriorityScore, i32(j.PriorityScore), &m, n)
+		p.PriceType = nullable(p.PriceType, j.PriceType, &m, n)
+		p.PaidPriceMinor = nullable(p.PaidPriceMinor, j.PaidPriceMinor, &m, n)
+		p.PaymentID = nullable(p.PaymentID, j.PaymentID, &m, n)
+		p.Region = nullable(p.Region, j.Region, &m, n)
+		p.Resolution = nullable(p.Resolution, j.Resolution, &m, n)
+		p.DurationSec = nullable(p.DurationSec, j.DurationSec, &m, n)
+		p.CurrentFrame = nullable(p.CurrentFrame, i32(j.CurrentFrame), &m, n)
+		p.TotalFrames = nullable(p.TotalFrames, i32(j.TotalFrames), &m, n)
+		p.EtaSeconds = nullable(p.EtaSeconds, i32(j.EtaSeconds), &m, n)
+		p.RefundRequired = nullable(p.RefundRequired, j.RefundRequired, &m, n)
+		p.CancelledByUserID = nullable(p.CancelledByUserID, j.CancelledByUserID, &m, n)
+		p.ExportID = nullable(p.ExportID, exportID, &m, n)
+		p.OutputUrl = nullable(p.OutputUrl, outputURL, &m, n)
+		p.OutputDurationSec = nullable(p.OutputDurationSec, outputDuration, &m, n)
+		p.OutputSizeBytes = nullable(p.OutputSizeBytes, outputSize, &m, n)
+		p.ThumbnailUrl = nullable(p.ThumbnailUrl, thumbnail, &m, n)
+		p.Width = nullable(p.Width, i32(width), &m, n)
+		p.Height = nullable(p.Height, i32(height), &m, n)
+		p.RenderComputeSeconds = nullable(p.RenderComputeSeconds, i32(compute), &m, n)
+		p.FailedAtStep = nullable(p.FailedAtStep, failedAt, &m, n)
+		p.CancelledAtStep = nullable(p.CancelledAtStep, j.CancelledAtStep, &m, n)
+		p.ErrorMessage = nullable(p.ErrorMessage, errMessage, &m, n)
+		p.ErrorCode = nullable(p.ErrorCode, errCode, &m, n)
+		p.RetryCount = nullable(p.RetryCount, i32(retries), &m, n)
+		p.TerminalEventID = nullable(p.TerminalEventID, j.TerminalEventID, &m, n)
+		p.ProgressAt = nullable(p.ProgressAt, j.ProgressAt, &m, n)
+		p.QueuedAt = nullable(p.QueuedAt, j.QueuedAt, &m, n)
+		p.StartedAt = nullable(p.StartedAt, j.StartedAt, &m, n)
+		p.FinishedAt = nullable(p.FinishedAt, j.FinishedAt, &m, n)
 		p.Nulls = append(p.Nulls, m.nulls)
 	}
 	return p
