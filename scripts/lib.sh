@@ -162,9 +162,10 @@ renderevents_bench_env() {
 # cpu_ticks PID...: the user + system CPU of the processes in clock ticks (100 a second); a
 # process that is gone counts 0.
 cpu_ticks() {
-  local sum=0 p
+  local sum=0 p t
   for p in "$@"; do
-    [[ -r /proc/$p/stat ]] && sum=$((sum + $(sed -E 's/.*\) //' "/proc/$p/stat" | awk '{print $12 + $13}')))
+    t=$(sed -E 's/.*\) //' "/proc/$p/stat" 2>/dev/null | awk '{print $12 + $13}')
+    sum=$((sum + ${t:-0}))
   done
   echo "$sum"
 }
