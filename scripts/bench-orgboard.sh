@@ -141,14 +141,19 @@ for s in board move; do
     (cd "$tmp/pgb-$run" && { time pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
       -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1; } 2>"$tmp/$run.time") &
     pgb=$!
-    # pgbench's backends end with it: their CPU is read every half second from /proc until then.
-    sleep 1
-    pids=$(backend_ticks "$dburl" pgbench | cut -d' ' -f1)
+    # pgbench's backends end with it: every half second their CPU is read from /proc, and the
+    # last reading of each backend counts.
+    declare -A seen=()
     while kill -0 "$pgb" 2>/dev/null; do
-      t=$(cpu_ticks $pids)
-      (( t > 0 )) && echo "$t" >"$tmp/$run.pgticks"
+      while read -r p t; do
+        (( t > 0 )) && seen[$p]=$t
+      done < <(backend_ticks "$dburl" pgbench)
       sleep 0.5
     done
+    t=0
+    for p in "${!seen[@]}"; do t=$((t + seen[$p])); done
+    echo "$t" >"$tmp/$run.pgticks"
+    unset seen
     wait "$pgb" || { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
     tps=$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' "$tmp/$run.txt")
     # Per-transaction logs: the third field is the latency in microseconds.
