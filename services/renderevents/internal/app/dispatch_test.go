@@ -134,18 +134,7 @@ func TestAnEndpointGetsAtMostWorkersDeliveriesAtOnceStartedInEventOrder(t *testi
 			d := app.NewDispatcher(st, sender.New(loopback, workers), app.DispatcherConfig{Workers: workers,
 				Batch: 7 /* divides neither the deliveries nor the workers */, Observer: &settled},
 				slog.New(slog.DiscardHandler))
-			ctx, stop := context.WithCancel(context.Background())
-			done := make(chan error)
-			go func() { done <- d.Run(ctx) }()
-			select {
-			case <-settled.all:
-			case <-time.After(10 * time.Second):
-				t.Error("the deliveries were not all settled within 10 s")
-			}
-			stop()
-			if err := <-done; err != nil {
-				t.Fatal(err)
-			}
+			runUntilSettled(t, d, &settled)
 
 			if rcv.most != workers {
 				t.Errorf("at most %d deliveries were in flight at once, want %d", rcv.most, workers)
@@ -186,18 +175,7 @@ func TestDeliveriesToAnEndpointWhoseSecretDoesNotDecodeAreGivenUpUnsent(t *testi
 	settled := settledCounter{all: make(chan struct{}), want: events}
 	d := app.NewDispatcher(st, sender.New(loopback, 2), app.DispatcherConfig{Workers: 2, Observer: &settled},
 		slog.New(slog.DiscardHandler))
-	ctx, stop := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- d.Run(ctx) }()
-	select {
-	case <-settled.all:
-	case <-time.After(10 * time.Second):
-		t.Error("the deliveries were not all settled within 10 s")
-	}
-	stop()
-	if err := <-done; err != nil {
-		t.Fatal(err)
-	}
+	runUntilSettled(t, d, &settled)
 	select {
 	case <-sent:
 		t.Error("a delivery was sent unsigned")
@@ -244,6 +222,18 @@ func TestOutcomesEndingTogetherAreRecordedInOneTransaction(t *testing.T) {
 	settled := settledCounter{all: make(chan struct{}), want: events}
 	d := app.NewDispatcher(st, sender.New(loopback, 8), app.DispatcherConfig{Batch: events, Observer: &settled},
 		slog.New(slog.DiscardHandler))
+	runUntilSettled(t, d, &settled)
+	// 64 answers at once over loopback take a few milliseconds; outcomes recorded as each
+	// ends would take dozens of transactions.
+	if st.transactions > 8 {
+		t.Errorf("%d outcomes recorded in %d transactions, want them gathered into a few", len(st.recorded), st.transactions)
+	}
+}
+
+// runUntilSettled runs d until settled has seen every delivery settled (10 s at most), then
+// stops it.
+func runUntilSettled(t *testing.T, d *app.Dispatcher, settled *settledCounter) {
+	t.Helper()
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
@@ -255,10 +245,5 @@ func TestOutcomesEndingTogetherAreRecordedInOneTransaction(t *testing.T) {
 	stop()
 	if err := <-done; err != nil {
 		t.Fatal(err)
-	}
-	// 64 answers at once over loopback take a few milliseconds; outcomes recorded as each
-	// ends would take dozens of transactions.
-	if st.transactions > 8 {
-		t.Errorf("%d outcomes recorded in %d transactions, want them gathered into a few", len(st.recorded), st.transactions)
 	}
 }
