@@ -54,8 +54,8 @@ type OutboxConfig struct {
 	// ResendInterval is the pause before publishing a row again after the broker refused
 	// it or was unreachable (default 1s).
 	ResendInterval time.Duration
-	// AckDeadline bounds one attempt to forward a row; after it the row is read again
-	// (default 30s).
+	// AckDeadline bounds one attempt to forward a batch of rows (up to 256, published and
+	// confirmed together); the rows not confirmed by then are read again (default 30s).
 	AckDeadline time.Duration
 }
 
