@@ -122,19 +122,13 @@ func TestAnEndpointGetsAtMostWorkersDeliveriesAtOnceStartedInEventOrder(t *testi
 			}
 			ep := domain.Endpoint{ID: uuid.New(), TenantID: uuid.New(), URL: srv.URL, Enabled: true, Secret: secret}
 			st := &dueDeliveries{target: domain.DispatchTarget{Endpoint: ep}}
+			st.due = pending(ep, events)
 			var order []string
-			for range events {
-				d := domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
-					EventType: "render.job.queued.v1", Body: []byte(`{}`), Status: domain.DeliveryPending}
-				st.due = append(st.due, d)
+			for _, d := range st.due {
 				order = append(order, d.EventID.String())
 			}
-			loopback, _ := egress.ParseAllowList("127.0.0.0/8")
-			settled := settledCounter{all: make(chan struct{}), want: events}
-			d := app.NewDispatcher(st, sender.New(loopback, workers), app.DispatcherConfig{Workers: workers,
-				Batch: 7 /* divides neither the deliveries nor the workers */, Observer: &settled},
-				slog.New(slog.DiscardHandler))
-			runUntilSettled(t, d, &settled)
+			dispatchAll(t, st, workers, app.DispatcherConfig{Workers: workers,
+				Batch: 7 /* divides neither the deliveries nor the workers */}, events)
 
 			if rcv.most != workers {
 				t.Errorf("at most %d deliveries were in flight at once, want %d", rcv.most, workers)
@@ -167,15 +161,8 @@ func TestDeliveriesToAnEndpointWhoseSecretDoesNotDecodeAreGivenUpUnsent(t *testi
 	ep := domain.Endpoint{ID: uuid.New(), TenantID: uuid.New(), URL: srv.URL, Enabled: true, Secret: "whsec_%%%"}
 	st := &dueDeliveries{target: domain.DispatchTarget{Endpoint: ep}}
 	const events = 3
-	for range events {
-		st.due = append(st.due, domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
-			Body: []byte(`{}`), Status: domain.DeliveryPending})
-	}
-	loopback, _ := egress.ParseAllowList("127.0.0.0/8")
-	settled := settledCounter{all: make(chan struct{}), want: events}
-	d := app.NewDispatcher(st, sender.New(loopback, 2), app.DispatcherConfig{Workers: 2, Observer: &settled},
-		slog.New(slog.DiscardHandler))
-	runUntilSettled(t, d, &settled)
+	st.due = pending(ep, events)
+	dispatchAll(t, st, 2, app.DispatcherConfig{Workers: 2}, events)
 	select {
 	case <-sent:
 		t.Error("a delivery was sent unsigned")
@@ -214,15 +201,8 @@ func TestOutcomesEndingTogetherAreRecordedInOneTransaction(t *testing.T) {
 	ep := domain.Endpoint{ID: uuid.New(), TenantID: uuid.New(), URL: srv.URL, Enabled: true, Secret: secret}
 	st := &countedRecords{dueDeliveries: dueDeliveries{target: domain.DispatchTarget{Endpoint: ep}}}
 	const events = 64
-	for range events {
-		st.due = append(st.due, domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
-			Body: []byte(`{}`), Status: domain.DeliveryPending})
-	}
-	loopback, _ := egress.ParseAllowList("127.0.0.0/8")
-	settled := settledCounter{all: make(chan struct{}), want: events}
-	d := app.NewDispatcher(st, sender.New(loopback, 8), app.DispatcherConfig{Batch: events, Observer: &settled},
-		slog.New(slog.DiscardHandler))
-	runUntilSettled(t, d, &settled)
+	st.due = pending(ep, events)
+	dispatchAll(t, st, 8, app.DispatcherConfig{Batch: events}, events)
 	// 64 answers at once over loopback take a few milliseconds; outcomes recorded as each
 	// ends would take dozens of transactions.
 	if st.transactions > 8 {
@@ -230,10 +210,24 @@ func TestOutcomesEndingTogetherAreRecordedInOneTransaction(t *testing.T) {
 	}
 }
 
-// runUntilSettled runs d until settled has seen every delivery settled (10 s at most), then
-// stops it.
-func runUntilSettled(t *testing.T, d *app.Dispatcher, settled *settledCounter) {
+// pending is n deliveries to ep, one event each, waiting for their first attempt.
+func pending(ep domain.Endpoint, n int) []domain.Delivery {
+	out := make([]domain.Delivery, 0, n)
+	for range n {
+		out = append(out, domain.Delivery{ID: uuid.New(), EndpointID: ep.ID, TenantID: ep.TenantID, EventID: uuid.New(),
+			EventType: "render.job.queued.v1", Body: []byte(`{}`), Status: domain.DeliveryPending})
+	}
+	return out
+}
+
+// dispatchAll runs a dispatcher of store with cfg, sending over loopback with up to conns
+// connections per host, until its n deliveries are settled (10 s at most), then stops it.
+func dispatchAll(t *testing.T, store domain.DispatchStore, conns int, cfg app.DispatcherConfig, n int) {
 	t.Helper()
+	loopback, _ := egress.ParseAllowList("127.0.0.0/8")
+	settled := settledCounter{all: make(chan struct{}), want: n}
+	cfg.Observer = &settled
+	d := app.NewDispatcher(store, sender.New(loopback, conns), cfg, slog.New(slog.DiscardHandler))
 	ctx, stop := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() { done <- d.Run(ctx) }()
