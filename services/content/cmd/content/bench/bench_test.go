@@ -46,6 +46,24 @@ func TestSummarizeGivesThroughputAndPercentiles(t *testing.T) {
 	}
 }
 
+func TestMergeTakesRoundsAsOneRun(t *testing.T) {
+	ms := func(v ...int) []time.Duration {
+		out := make([]time.Duration, len(v))
+		for i, x := range v {
+			out[i] = time.Duration(x) * time.Millisecond
+		}
+		return out
+	}
+	a := summarize(ms(9, 1, 5), 1, 2*time.Second)
+	b := summarize(ms(2, 8, 3, 7, 4, 6, 10), 0, 3*time.Second)
+	got := Merge(a, b)
+	want := summarize(ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 1, 5*time.Second)
+	if got.Requests != 10 || got.Errors != 1 || got.Duration != 5*time.Second || got.RPS != 2 ||
+		got.P50 != want.P50 || got.P99 != want.P99 || got.P50 != 6*time.Millisecond {
+		t.Errorf("Merge = %+v, want %+v", got, want)
+	}
+}
+
 func TestStatementsTheServiceBatchedArePipelinedByPGBenchToo(t *testing.T) {
 	script, _, err := Script([]Statement{
 		{SQL: "BEGIN"},

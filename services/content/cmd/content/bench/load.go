@@ -22,12 +22,14 @@ type Result struct {
 	RPS      float64       `json:"rps"`
 	P50      time.Duration `json:"p50_ns"`
 	P99      time.Duration `json:"p99_ns"`
+	// lat holds the run's latencies, sorted, for Merge.
+	lat []time.Duration
 }
 
 // summarize computes throughput and percentiles from per-request latencies.
 func summarize(lat []time.Duration, errors int64, elapsed time.Duration) Result {
 	slices.Sort(lat)
-	r := Result{Requests: int64(len(lat)), Errors: errors, Duration: elapsed}
+	r := Result{Requests: int64(len(lat)), Errors: errors, Duration: elapsed, lat: lat}
 	if elapsed > 0 {
 		r.RPS = float64(len(lat)) / elapsed.Seconds()
 	}
@@ -36,6 +38,22 @@ func summarize(lat []time.Duration, errors int64, elapsed time.Duration) Result 
 		r.P99 = lat[min(len(lat)-1, len(lat)*99/100)]
 	}
 	return r
+}
+
+// Merge is the result of the runs rs taken as one: their requests over their summed durations,
+// the percentiles of all their latencies.
+func Merge(rs ...Result) Result {
+	var (
+		lat     []time.Duration
+		errors  int64
+		elapsed time.Duration
+	)
+	for _, r := range rs {
+		lat = append(lat, r.lat...)
+		errors += r.Errors
+		elapsed += r.Duration
+	}
+	return summarize(lat, errors, elapsed)
 }
 
 // Load sends GET url with the bearer token from concurrency workers, each on a connection of
