@@ -64,6 +64,25 @@ func TestMergeTakesRoundsAsOneRun(t *testing.T) {
 	}
 }
 
+func TestPGBenchCountsOnlyTheTransactionsAfterTheWarmup(t *testing.T) {
+	cutoff := time.Unix(1_800_000_000, 0)
+	at := func(ms int) time.Time { return cutoff.Add(time.Duration(ms) * time.Millisecond) }
+	txs := []transaction{
+		{end: at(-900), latency: 400 * time.Millisecond}, // a new backend's first transaction
+		{end: at(-1), latency: 300 * time.Millisecond},
+		{end: at(0), latency: 2 * time.Millisecond},
+		{end: at(1500), latency: 3 * time.Millisecond},
+		{end: at(2000), latency: 4 * time.Millisecond},
+	}
+	lat, window := measured(txs, cutoff)
+	if len(lat) != 3 || window != 2*time.Second {
+		t.Fatalf("measured %v over %v, want 3 transactions over 2s", lat, window)
+	}
+	if r := summarize(lat, 0, window); r.RPS != 1.5 || r.P99 != 4*time.Millisecond {
+		t.Errorf("result %+v", r)
+	}
+}
+
 func TestStatementsTheServiceBatchedArePipelinedByPGBenchToo(t *testing.T) {
 	script, _, err := Script([]Statement{
 		{SQL: "BEGIN"},

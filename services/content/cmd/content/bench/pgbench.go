@@ -171,9 +171,11 @@ func literal(a any) (string, error) {
 	return "", fmt.Errorf("no text form for %T", a)
 }
 
-// PGBench runs script with pgbench at concurrency clients for duration (after a short unmeasured
-// warmup), sending statements with protocol (see Protocol), and reads the per-transaction log for
-// the percentiles.
+// PGBench runs script with pgbench at concurrency clients for warmup then duration, sending
+// statements with protocol (see Protocol), and reads the per-transaction log for the rate and
+// percentiles of the transactions that ended after the warmup. The warmup runs on the measured
+// connections: a new backend loads its catalog caches and prepares its statements in its first
+// transactions, which would otherwise fall in the measured window.
 func PGBench(ctx context.Context, dbURL, script string, defines []string, protocol string, concurrency int, warmup, duration time.Duration) (Result, error) {
 	dir, err := os.MkdirTemp("", "content-pgbench-")
 	if err != nil {
@@ -184,25 +186,14 @@ func PGBench(ctx context.Context, dbURL, script string, defines []string, protoc
 	if err := os.WriteFile(file, []byte(script), 0o600); err != nil {
 		return Result{}, err
 	}
-	args := func(d time.Duration, log bool) []string {
-		a := []string{"-n", "-M", protocol, "-c", strconv.Itoa(concurrency), "-j", "2",
-			"-T", strconv.Itoa(max(1, int(d.Seconds()))), "-f", file}
-		for _, def := range defines {
-			a = append(a, "-D", def)
-		}
-		if log {
-			a = append(a, "-l", "--log-prefix", filepath.Join(dir, "tx"))
-		}
-		return append(a, dbURL)
-	}
-	if warmup > 0 {
-		if out, err := exec.CommandContext(ctx, "pgbench", args(warmup, false)...).CombinedOutput(); err != nil {
-			return Result{}, fmt.Errorf("pgbench warmup: %w: %s", err, out)
-		}
+	a := []string{"-n", "-M", protocol, "-c", strconv.Itoa(concurrency), "-j", "2",
+		"-T", strconv.Itoa(max(1, int((warmup + duration).Seconds()))), "-f", file,
+		"-l", "--log-prefix", filepath.Join(dir, "tx")}
+	for _, def := range defines {
+		a = append(a, "-D", def)
 	}
 	start := time.Now()
-	out, err := exec.CommandContext(ctx, "pgbench", args(duration, true)...).CombinedOutput()
-	elapsed := time.Since(start)
+	out, err := exec.CommandContext(ctx, "pgbench", append(a, dbURL)...).CombinedOutput()
 	if err != nil {
 		return Result{}, fmt.Errorf("pgbench: %w: %s", err, out)
 	}
@@ -210,26 +201,47 @@ func PGBench(ctx context.Context, dbURL, script string, defines []string, protoc
 	if err != nil {
 		return Result{}, err
 	}
-	var lat []time.Duration
-	var first, last float64
+	var txs []transaction
 	for _, l := range logs {
-		if err := readLog(l, &lat, &first, &last); err != nil {
+		if txs, err = readLog(l, txs); err != nil {
 			return Result{}, err
 		}
 	}
-	// The log's own timestamps give the measured window (connection set-up excluded).
-	window := time.Duration((last - first) * float64(time.Second))
-	if window <= 0 {
-		window = elapsed
-	}
+	lat, window := measured(txs, start.Add(warmup))
 	return summarize(lat, failedTransactions(string(out)), window), nil
 }
 
-// readLog reads "client tx latency_us script epoch_s epoch_us" lines.
-func readLog(path string, lat *[]time.Duration, first, last *float64) error {
+// transaction is one line of pgbench's per-transaction log: when it ended and how long it took.
+type transaction struct {
+	end     time.Time
+	latency time.Duration
+}
+
+// measured keeps the transactions that ended from cutoff on: their latencies and the window from
+// cutoff to the last of them.
+func measured(txs []transaction, cutoff time.Time) ([]time.Duration, time.Duration) {
+	var (
+		lat  []time.Duration
+		last = cutoff
+	)
+	for _, t := range txs {
+		if t.end.Before(cutoff) {
+			continue
+		}
+		lat = append(lat, t.latency)
+		if t.end.After(last) {
+			last = t.end
+		}
+	}
+	return lat, last.Sub(cutoff)
+}
+
+// readLog appends the transactions of a log of "client tx latency_us script epoch_s epoch_us"
+// lines to txs.
+func readLog(path string, txs []transaction) ([]transaction, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return err
+		return txs, err
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -242,18 +254,14 @@ func readLog(path string, lat *[]time.Duration, first, last *float64) error {
 		if err != nil {
 			continue
 		}
-		sec, _ := strconv.ParseFloat(fields[4], 64)
-		usec, _ := strconv.ParseFloat(fields[5], 64)
-		end := sec + usec/1e6
-		if *first == 0 || end < *first {
-			*first = end
+		sec, err1 := strconv.ParseInt(fields[4], 10, 64)
+		usec, err2 := strconv.ParseInt(fields[5], 10, 64)
+		if err1 != nil || err2 != nil {
+			continue
 		}
-		if end > *last {
-			*last = end
-		}
-		*lat = append(*lat, time.Duration(us)*time.Microsecond)
+		txs = append(txs, transaction{end: time.Unix(sec, usec*1000), latency: time.Duration(us) * time.Microsecond})
 	}
-	return sc.Err()
+	return txs, sc.Err()
 }
 
 var failedLine = regexp.MustCompile(`number of failed transactions: (\d+)`)
