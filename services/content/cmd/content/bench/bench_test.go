@@ -83,6 +83,22 @@ func TestPGBenchCountsOnlyTheTransactionsAfterTheWarmup(t *testing.T) {
 	}
 }
 
+func TestPGBenchMeasuresFromEveryClientsFirstTransactionOn(t *testing.T) {
+	warmup := time.Unix(1_800_000_000, 0)
+	at := func(ms int) time.Time { return warmup.Add(time.Duration(ms) * time.Millisecond) }
+	txs := []transaction{
+		{client: 0, end: at(-500)}, {client: 0, end: at(100)},
+		{client: 1, end: at(300)}, // a slow first transaction, past the warmup
+		{client: 1, end: at(400)},
+	}
+	if got := warmedUp(txs, warmup); !got.Equal(at(300)) {
+		t.Errorf("warmed up at %v, want the end of client 1's first transaction", got)
+	}
+	if got := warmedUp(txs[:2], warmup); !got.Equal(warmup) {
+		t.Errorf("warmed up at %v, want the warmup's end", got)
+	}
+}
+
 func TestStatementsTheServiceBatchedArePipelinedByPGBenchToo(t *testing.T) {
 	script, _, err := Script([]Statement{
 		{SQL: "BEGIN"},

@@ -173,9 +173,10 @@ func literal(a any) (string, error) {
 
 // PGBench runs script with pgbench at concurrency clients for warmup then duration, sending
 // statements with protocol (see Protocol), and reads the per-transaction log for the rate and
-// percentiles of the transactions that ended after the warmup. The warmup runs on the measured
-// connections: a new backend loads its catalog caches and prepares its statements in its first
-// transactions, which would otherwise fall in the measured window.
+// percentiles of the transactions that ended after the warmup and after every client's first
+// transaction. The warmup runs on the measured connections: a new backend loads its catalog
+// caches and prepares its statements in its first transaction, which would otherwise fall in the
+// measured window.
 func PGBench(ctx context.Context, dbURL, script string, defines []string, protocol string, concurrency int, warmup, duration time.Duration) (Result, error) {
 	dir, err := os.MkdirTemp("", "content-pgbench-")
 	if err != nil {
@@ -207,14 +208,32 @@ func PGBench(ctx context.Context, dbURL, script string, defines []string, protoc
 			return Result{}, err
 		}
 	}
-	lat, window := measured(txs, start.Add(warmup))
+	lat, window := measured(txs, warmedUp(txs, start.Add(warmup)))
 	return summarize(lat, failedTransactions(string(out)), window), nil
 }
 
-// transaction is one line of pgbench's per-transaction log: when it ended and how long it took.
+// transaction is one line of pgbench's per-transaction log: its client, when it ended and how
+// long it took.
 type transaction struct {
+	client  int
 	end     time.Time
 	latency time.Duration
+}
+
+// warmedUp is when every client has ended its first transaction, or after, when that is later.
+func warmedUp(txs []transaction, after time.Time) time.Time {
+	first := map[int]time.Time{}
+	for _, t := range txs {
+		if f, ok := first[t.client]; !ok || t.end.Before(f) {
+			first[t.client] = t.end
+		}
+	}
+	for _, f := range first {
+		if f.After(after) {
+			after = f
+		}
+	}
+	return after
 }
 
 // measured keeps the transactions that ended from cutoff on: their latencies and the window from
@@ -250,16 +269,14 @@ func readLog(path string, txs []transaction) ([]transaction, error) {
 		if len(fields) < 6 {
 			continue
 		}
-		us, err := strconv.ParseInt(fields[2], 10, 64)
-		if err != nil {
+		client, err0 := strconv.Atoi(fields[0])
+		us, err1 := strconv.ParseInt(fields[2], 10, 64)
+		sec, err2 := strconv.ParseInt(fields[4], 10, 64)
+		usec, err3 := strconv.ParseInt(fields[5], 10, 64)
+		if err0 != nil || err1 != nil || err2 != nil || err3 != nil {
 			continue
 		}
-		sec, err1 := strconv.ParseInt(fields[4], 10, 64)
-		usec, err2 := strconv.ParseInt(fields[5], 10, 64)
-		if err1 != nil || err2 != nil {
-			continue
-		}
-		txs = append(txs, transaction{end: time.Unix(sec, usec*1000), latency: time.Duration(us) * time.Microsecond})
+		txs = append(txs, transaction{client: client, end: time.Unix(sec, usec*1000), latency: time.Duration(us) * time.Microsecond})
 	}
 	return txs, sc.Err()
 }
