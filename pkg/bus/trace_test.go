@@ -10,6 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/labstack/echo/v4"
+	"go.opentelemetry.io/otel"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
@@ -46,8 +48,11 @@ func TestARequestAndTheEventItPublishesThroughTheOutboxShareOneTrace(t *testing.
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Spans are recorded only for an exporter: here, a recorder.
 	spans := tracetest.NewSpanRecorder()
-	tel.TracerProvider.RegisterSpanProcessor(spans)
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))
+	tel.TracerProvider = tp
+	otel.SetTracerProvider(tp)
 	t.Cleanup(func() { _ = tel.Shutdown(context.Background()) })
 
 	cfg := bustest.Config(t)

@@ -85,3 +85,51 @@ func TestSetupWithAlwaysOffRecordsNoSpans(t *testing.T) {
 		t.Fatal("always_off sampled a span")
 	}
 }
+
+// Without an exporter, spans record nothing but carry what the SDK's spans would: the parent's
+// trace id or a new one, a new span id, the sampler's decision and the trace state.
+func TestWithoutAnExporterSpansCarryTheSDKsContextButRecordNothing(t *testing.T) {
+	ts, err := trace.ParseTraceState("vendor=1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	parents := map[string]context.Context{"root": context.Background()}
+	for name, flags := range map[string]trace.TraceFlags{"sampled": trace.FlagsSampled, "unsampled": 0} {
+		parents["under a "+name+" remote parent"] = trace.ContextWithRemoteSpanContext(context.Background(),
+			trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{7}, SpanID: trace.SpanID{7},
+				TraceFlags: flags, TraceState: ts, Remote: true}))
+	}
+	for _, sampler := range []string{"", "always_on", "always_off", "parentbased_always_off", "traceidratio"} {
+		tel, err := telemetry.Setup(context.Background(), "svc", telemetry.Config{Sampler: sampler})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := telemetry.NewSampler(sampler, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sdk := sdktrace.NewTracerProvider(sdktrace.WithSampler(s)).Tracer("test")
+		for name, ctx := range parents {
+			for _, opts := range [][]trace.SpanStartOption{nil, {trace.WithNewRoot()}} {
+				inner, span := tel.Tracer("test").Start(ctx, "op", opts...)
+				_, want := sdk.Start(ctx, "op", opts...) // its sibling, made by the SDK
+				got, w := span.SpanContext(), want.SpanContext()
+				if span.IsRecording() {
+					t.Errorf("%s/%s: the span records", sampler, name)
+				}
+				if !got.IsValid() || got.IsSampled() != w.IsSampled() || got.TraceState().String() != w.TraceState().String() {
+					t.Errorf("%s/%s/%d: span context %v, the SDK's %v", sampler, name, len(opts), got, w)
+				}
+				newRoot := len(opts) > 0 || name == "root"
+				if inherited := got.TraceID() == (trace.TraceID{7}); inherited == newRoot {
+					t.Errorf("%s/%s/%d: trace id %s", sampler, name, len(opts), got.TraceID())
+				}
+				if !trace.SpanContextFromContext(inner).Equal(got) || got.SpanID() == (trace.SpanID{7}) {
+					t.Errorf("%s/%s: the context does not hold the new span", sampler, name)
+				}
+				span.End()
+			}
+		}
+		_ = tel.Shutdown(context.Background())
+	}
+}

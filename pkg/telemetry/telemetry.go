@@ -24,7 +24,8 @@ import (
 )
 
 // Config selects where traces go. The zero value keeps traces in-process only: spans and trace
-// ids exist (and reach logs and event envelopes) but nothing is exported.
+// ids exist (and reach logs, event envelopes and outgoing traceparent headers) but nothing is
+// recorded or exported.
 type Config struct {
 	// OTLPEndpoint is the value of OTEL_EXPORTER_OTLP_ENDPOINT, e.g. "http://otel-collector:4318".
 	// Traces are sent to <endpoint>/v1/traces over OTLP/HTTP. Empty: no exporter.
@@ -45,7 +46,9 @@ type Telemetry struct {
 	// Registry receives every metric of the service; /metrics serves it.
 	Registry *prometheus.Registry
 	// TracerProvider creates the service's tracers; it is also installed as the otel global.
-	TracerProvider *sdktrace.TracerProvider
+	// With an exporter it is the OpenTelemetry SDK's; without one its spans carry ids and the
+	// sampler's decision but record nothing.
+	TracerProvider trace.TracerProvider
 	// Propagator is the W3C trace-context + baggage propagator, also installed as the otel global.
 	Propagator propagation.TextMapPropagator
 }
@@ -79,18 +82,18 @@ func Setup(ctx context.Context, service string, cfg Config) (*Telemetry, error) 
 	if err != nil {
 		return nil, err
 	}
-	opts := []sdktrace.TracerProviderOption{
-		sdktrace.WithResource(resource.NewSchemaless(attrs...)),
-		sdktrace.WithSampler(sampler),
-	}
+	var tp trace.TracerProvider = idsProvider{sampler: sampler}
 	if cfg.OTLPEndpoint != "" {
 		exp, err := otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(tracesURL(cfg.OTLPEndpoint)))
 		if err != nil {
 			return nil, fmt.Errorf("telemetry: otlp exporter: %w", err)
 		}
-		opts = append(opts, sdktrace.WithBatcher(exp))
+		tp = sdktrace.NewTracerProvider(
+			sdktrace.WithResource(resource.NewSchemaless(attrs...)),
+			sdktrace.WithSampler(sampler),
+			sdktrace.WithBatcher(exp),
+		)
 	}
-	tp := sdktrace.NewTracerProvider(opts...)
 	prop := propagation.NewCompositeTextMapPropagator(propagation.TraceContext{}, propagation.Baggage{})
 	otel.SetTracerProvider(tp)
 	otel.SetTextMapPropagator(prop)
@@ -146,10 +149,13 @@ func tracesURL(endpoint string) string {
 // Tracer returns a named tracer of the service's provider.
 func (t *Telemetry) Tracer(name string) trace.Tracer { return t.TracerProvider.Tracer(name) }
 
-// Shutdown flushes and stops the tracer provider.
+// Shutdown flushes and stops the tracer provider (the exporter's last spans are sent).
 func (t *Telemetry) Shutdown(ctx context.Context) error {
-	if t == nil || t.TracerProvider == nil {
+	if t == nil {
 		return nil
 	}
-	return t.TracerProvider.Shutdown(ctx)
+	if tp, ok := t.TracerProvider.(interface{ Shutdown(context.Context) error }); ok {
+		return tp.Shutdown(ctx)
+	}
+	return nil
 }
