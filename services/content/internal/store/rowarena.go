@@ -12,8 +12,17 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 )
 
-// arenaChunk is the size of each shared buffer of a rowArena.
-const arenaChunk = 16 << 10
+// A rowArena's shared buffers start at firstChunk bytes and double up to arenaChunk: a page of
+// cards fills a few KB, a project aggregate hundreds.
+const (
+	firstChunk = 1 << 10
+	arenaChunk = 16 << 10
+)
+
+// nextChunk is the capacity of the buffer that follows one of capacity prev, for a value of n.
+func nextChunk(prev, n int) int {
+	return max(min(2*prev, arenaChunk), firstChunk, n)
+}
 
 // rowArena holds the values a read's rows point to: text columns as strings, jsonb columns as
 // bytes and nullable ids and integers, each packed into a few shared buffers instead of one
@@ -22,11 +31,12 @@ const arenaChunk = 16 << 10
 // written to the arena is ever changed: a string or slice handed out stays valid as long as
 // anything refers to it.
 type rowArena struct {
-	text   strings.Builder
-	bytes  []byte
-	ids    slab[uuid.UUID]
-	int32s slab[int32]
-	ints   slab[int]
+	text    strings.Builder
+	bytes   []byte
+	ids     slab[uuid.UUID]
+	int32s  slab[int32]
+	ints    slab[int]
+	strings []string // backs the string slices of text[] columns
 }
 
 // string returns src as a string in the arena.
@@ -36,8 +46,9 @@ func (a *rowArena) string(src []byte) string {
 	}
 	if len(src) > a.text.Cap()-a.text.Len() {
 		// A new buffer: the strings already handed out keep the previous one.
+		size := nextChunk(a.text.Cap(), len(src))
 		a.text = strings.Builder{}
-		a.text.Grow(max(arenaChunk, len(src)))
+		a.text.Grow(size)
 	}
 	start := a.text.Len()
 	a.text.Write(src)
@@ -48,11 +59,22 @@ func (a *rowArena) string(src []byte) string {
 // the next value.
 func (a *rowArena) copy(src []byte) []byte {
 	if len(src) > cap(a.bytes)-len(a.bytes) {
-		a.bytes = make([]byte, 0, max(arenaChunk, len(src)))
+		a.bytes = make([]byte, 0, nextChunk(cap(a.bytes), len(src)))
 	}
 	start := len(a.bytes)
 	a.bytes = append(a.bytes, src...)
 	return a.bytes[start:len(a.bytes):len(a.bytes)]
+}
+
+// stringSlice returns a slice of n strings in the arena, its capacity cut so an append never
+// writes into the next value.
+func (a *rowArena) stringSlice(n int) []string {
+	if n > cap(a.strings)-len(a.strings) {
+		a.strings = make([]string, 0, max(64, n))
+	}
+	start := len(a.strings)
+	a.strings = a.strings[:start+n]
+	return a.strings[start : start+n : start+n]
 }
 
 // slab hands out pointers to values stored side by side, a new block when one is full.
@@ -67,7 +89,7 @@ func (s *slab[T]) put(v T) *T {
 }
 
 // arenaRows scans the values of the common column types (text, jsonb, uuid, int4 into int32
-// or int, float8, bool; nullable ones too) itself, into the arena, exactly as pgx would with the store's pool
+// or int, int8, float8, bool, text[]; nullable ones too) itself, into the arena, exactly as pgx would with the store's pool
 // configuration (ConfigurePool); every other column, and every NULL where pgx would refuse
 // it, is scanned by pgx's own plan.
 type arenaRows struct {
@@ -94,8 +116,10 @@ const (
 	int4ToOptInt32
 	int4ToInt
 	int4ToOptInt
+	int8ToInt64
 	float8ToFloat64
 	boolToBool
+	textArrayToStrings
 )
 
 // kindOf is the way to scan a column of the given type and format into dst.
@@ -136,6 +160,14 @@ func kindOf(oid uint32, format int16, dst any) scanKind {
 	case **int:
 		if oid == pgtype.Int4OID && binary {
 			return int4ToOptInt
+		}
+	case *int64:
+		if oid == pgtype.Int8OID && binary {
+			return int8ToInt64
+		}
+	case *[]string:
+		if oid == pgtype.TextArrayOID && binary {
+			return textArrayToStrings
 		}
 	case *float64:
 		if oid == pgtype.Float8OID && binary {
@@ -246,6 +278,15 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 		}
 	case int4ToOptInt:
 		return scanOptional(dst, src, 4, &r.arena.ints, func(b []byte) int { return int(int32(binary.BigEndian.Uint32(b))) })
+	case int8ToInt64:
+		d, ok := dst.(*int64)
+		if ok && len(src) == 8 {
+			*d = int64(binary.BigEndian.Uint64(src))
+			return true
+		}
+	case textArrayToStrings:
+		d, ok := dst.(*[]string)
+		return ok && r.scanTextArray(src, d)
 	case float8ToFloat64:
 		d, ok := dst.(*float64)
 		if ok && len(src) == 8 {
@@ -260,6 +301,50 @@ func (r *arenaRows) scanFast(kind scanKind, src []byte, dst any) bool {
 		}
 	}
 	return false
+}
+
+// scanTextArray reads a binary text[] of at most one dimension without NULL elements into dst
+// (empty, not nil, for an empty array, as pgx), its strings in the arena. It reports false for
+// anything else (NULL, NULL elements, more dimensions, a malformed value), which pgx's plan
+// then scans or refuses.
+func (r *arenaRows) scanTextArray(src []byte, dst *[]string) bool {
+	if len(src) < 12 {
+		return false
+	}
+	ndim := binary.BigEndian.Uint32(src)
+	if hasNull := binary.BigEndian.Uint32(src[4:]); ndim > 1 || hasNull != 0 {
+		return false
+	}
+	if ndim == 0 {
+		*dst = []string{}
+		return len(src) == 12
+	}
+	if len(src) < 20 {
+		return false
+	}
+	n := binary.BigEndian.Uint32(src[12:])
+	rest := src[20:]
+	if uint64(n)*4 > uint64(len(rest)) {
+		return false
+	}
+	out := r.arena.stringSlice(int(n))
+	for i := range out {
+		if len(rest) < 4 {
+			return false
+		}
+		size := binary.BigEndian.Uint32(rest)
+		rest = rest[4:]
+		if uint64(size) > uint64(len(rest)) {
+			return false // a NULL element (size -1) or a malformed value
+		}
+		out[i] = r.arena.string(rest[:size])
+		rest = rest[size:]
+	}
+	if len(rest) != 0 {
+		return false
+	}
+	*dst = out
+	return true
 }
 
 // scanOptional scans a nullable fixed-size value into dst, a **T: nil for NULL, else a pointer

@@ -39,14 +39,16 @@ type scanned struct {
 	OptN     *int32
 	F        float64
 	B        bool
+	Big      int64
+	Tags     []string
+	OptTags  []string
 	At       time.Time // by pgx's plan
-	Big      int64     // by pgx's plan
 	Label    string    // a uuid as text: by pgx's plan
 }
 
 func (s *scanned) dest() []any {
 	return []any{&s.Text, &s.Varchar, &s.JSONB, &s.NullJSON, &s.ID, &s.OptID, &s.N, &s.OptN, &s.F, &s.B,
-		&s.At, &s.Big, &s.Label}
+		&s.Big, &s.Tags, &s.OptTags, &s.At, &s.Label}
 }
 
 const everyKind = `SELECT
@@ -60,8 +62,10 @@ const everyKind = `SELECT
 	CASE WHEN i % 2 = 0 THEN NULL ELSE -i END,
 	CASE WHEN i % 5 = 0 THEN 'NaN'::float8 WHEN i % 5 = 1 THEN -0.0::float8 ELSE i / 7.0 END,
 	i % 2 = 0,
+	CASE WHEN i % 2 = 0 THEN -(i::bigint << 40) ELSE i::bigint << 40 END,
+	CASE i % 4 WHEN 0 THEN '{}'::text[] WHEN 1 THEN ARRAY['16:9', '9:16'] WHEN 2 THEN ARRAY['', E'ü 日本 "q" \\', repeat('x', 300 + i)] ELSE ARRAY['1:1'] END,
+	CASE WHEN i % 3 = 0 THEN NULL ELSE ARRAY[i::text] END,
 	'2026-01-02 03:04:05.123456+00'::timestamptz + i * interval '1 minute',
-	i::bigint << 40,
 	md5(i::text)::uuid::text
 FROM generate_series(1, 300) AS i`
 
@@ -131,7 +135,10 @@ func TestArenaRowsRefuseWhatPgxRefuses(t *testing.T) {
 	var id uuid.UUID
 	var n int32
 	var b bool
+	var strs []string
 	for query, dest := range map[string][]any{
+		"SELECT ARRAY['a', NULL]":   {&strs},
+		"SELECT NULL::bigint":       {new(int64)},
 		"SELECT NULL::text":         {&s},
 		"SELECT NULL::uuid":         {&id},
 		"SELECT NULL::int4":         {&n},

@@ -145,19 +145,26 @@ func searchArgs(q domain.TemplateQuery, args []any) []any {
 // ListTemplates runs the catalog search.
 func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) (domain.TemplatePage, error) {
 	sql, args := templateSearchSQL(q)
-	rows, err := s.db.Query(ctx, sql, searchArgs(q, args)...)
+	raw, err := s.db.Query(ctx, sql, searchArgs(q, args)...)
 	if err != nil {
 		return domain.TemplatePage{}, err
 	}
+	// The cards' texts and aspects share a few buffers instead of ~10 allocations per card.
+	rows := &arenaRows{Rows: raw, arena: &rowArena{}}
 	defer rows.Close()
 	page := domain.TemplatePage{Cards: make([]domain.TemplateCard, 0, q.Page.Size+1)}
-	var total int64
+	var (
+		c         domain.TemplateCard
+		rateCount int32
+		total     int64
+	)
+	// One set of destinations for every row: each row is copied out of c.
+	dest := []any{&c.ContainerID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo,
+		&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total,
+		&c.AvailableAspects}
 	for rows.Next() {
-		var c domain.TemplateCard
-		var rateCount int32
-		if err := rows.Scan(&c.ContainerID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo,
-			&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total,
-			&c.AvailableAspects); err != nil {
+		c = domain.TemplateCard{}
+		if err := rows.Scan(dest...); err != nil {
 			return domain.TemplatePage{}, err
 		}
 		c.RateCount = int(rateCount)
