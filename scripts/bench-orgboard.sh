@@ -3,16 +3,18 @@
 # teams (bin/orgboard seed --bench), serves it on loopback (bin/orgboard serve) and loads
 #   GET /api/orgboard/board?team_id=<team>        (the 20 teams in turn; 250 items each)
 #   PATCH /api/orgboard/tasks/<id>/move            (in_progress <-> in_review, audited)
-# from a second process (bin/orgboard bench) at concurrency 32. Each run is set beside the same
-# SQL run by pgbench (-M prepared, same duration; at concurrency 32 and at the service's pool size,
-# the better being the ceiling of the ratio): the statements the service runs per request (the
+# from a second process (bin/orgboard bench) at concurrency 32. Each is set beside the same SQL
+# run by pgbench (-M prepared; at concurrency 32 and at the service's pool size, the better being
+# the ceiling of the ratio), the two sides alternating in rounds so that both see the same
+# minutes of the machine: the statements the service runs per request (the
 # caller's blocks, then the board's reads; or the move's transaction with its audit entry and
 # outbox row; see below). pgbench picks ids through a small lookup table (bench_teams,
 # bench_items: an index probe inside each statement).
 # Beside the rates it prints CPU per request, which the load of the minute moves much less: the
 # service process (for moves until its outbox is empty), its PostgreSQL backends and the load
 # generator, against pgbench's process and backends at the service's pool size.
-# Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (15s), BENCH_CONCURRENCY (32),
+# Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (20s per side and request, over all rounds),
+# BENCH_ROUNDS (4), BENCH_CONCURRENCY (32),
 # BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000); the database is
 # dropped at the end unless BENCH_KEEP_DB is set.
 set -euo pipefail
@@ -24,8 +26,11 @@ command -v jq >/dev/null || die "jq is needed (apt-get install jq)"
 [[ -x bin/orgboard ]] || die "bin/orgboard is missing: run make build (make bench-orgboard does)"
 
 db=${BENCH_DB:-orgboard_bench}
-duration=${BENCH_DURATION:-15s}
+duration=${BENCH_DURATION:-20s}
 seconds=${duration%s}
+rounds=${BENCH_ROUNDS:-4}
+round=$((seconds / rounds))
+(( round >= 1 )) || die "BENCH_DURATION ($duration) leaves less than a second to each of $rounds rounds"
 concurrency=${BENCH_CONCURRENCY:-32}
 conns=${BENCH_DB_CONNS:-8}
 teams=${BENCH_TEAMS:-20}
@@ -68,34 +73,7 @@ port=$(free_port 18082)
 HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
-
-# CPU per request, which the load of the minute moves much less than rates: the service process,
-# its PostgreSQL backends and the load generator (bash's time: user + system of the process).
-TIMEFORMAT='%U %S'
-for s in board move; do
-  log "service: $s for $duration at concurrency $concurrency (pool $conns connections)"
-  backend_ticks "$dburl" "" >"$tmp/$s.pg0"
-  svc0=$(cpu_ticks "$pid")
-  { time bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
-    --concurrency "$concurrency" --duration "$duration" >"$tmp/$s.service.json"; } 2>"$tmp/$s.loadgen"
-  if [[ $s == move ]]; then
-    # The events of the moves reach the broker through the outbox after their transactions: the
-    # service's figure is only honest if its forwarder kept up, so say how far behind it was; its
-    # CPU counts until the outbox is empty.
-    backlog=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
-    drained=$SECONDS
-    while (( $(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox") > 0 && SECONDS - drained < 120 )); do sleep 0.2; done
-    drained=$((SECONDS - drained))
-    left=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
-  fi
-  svc1=$(cpu_ticks "$pid")
-  backend_ticks "$dburl" "" >"$tmp/$s.pg1"
-  jq -n --argjson req "$(jq .requests "$tmp/$s.service.json")" --argjson svc "$((svc1 - svc0))" \
-    --argjson pg "$(ticks_since "$tmp/$s.pg0" "$tmp/$s.pg1")" --arg lg "$(tail -1 "$tmp/$s.loadgen")" \
-    '($lg | split(" ") | map(tonumber) | add) as $lgs |
-     {process_us: ($svc * 1e4 / $req), pg_us: ($pg * 1e4 / $req), loadgen_us: ($lgs * 1e6 / $req)}' >"$tmp/$s.service.cpu.json"
-done
-kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+psql "$dburl" -qc "CREATE TABLE bench_outbox (LIKE watermill_outbox INCLUDING ALL)" >/dev/null
 
 # The ceiling runs the statements the service runs per request, as captured from the server's
 # log (log_statement = all): the caller's blocks (every operation checks them first), the
@@ -103,8 +81,9 @@ kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
 # service sends them); a move's blocks, then its
 # transaction: lock the item with the caller's standing, then in one pipeline (one round trip,
 # as the service sends them) update, audit insert and the outbox row of its event
-# (orgboard.task.moved.v1, an envelope of the same size). Not counted: the forwarder's later
-# work on that outbox row.
+# (orgboard.task.moved.v1, an envelope of the same size), into bench_outbox, a table like the
+# outbox that the service's forwarder does not read. Not counted: the forwarder's later work on
+# that outbox row.
 payload=$(jq -cn --arg data "$(head -c 820 /dev/zero | tr '\0' A)" '{destination_topic: "orgboard.task.moved.v1",
   uuid: "01a20c2b-3124-77a7-ab0b-1e19a0f91eaf", payload: $data, metadata: {event_type: "orgboard.task.moved.v1",
   tenant_id: "6ecc34da-7c05-4a22-ae34-66d5336e56d8", traceparent: "00-644ba1bf4cd7ca8a2b21e32da9f1e084-bd51fa6c08baa1ef-01"}}')
@@ -126,54 +105,113 @@ SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.sta
 \\startpipeline
 UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
 INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
-INSERT INTO watermill_outbox (uuid, payload, metadata) VALUES (gen_random_uuid()::text, '$payload', '{}');
+INSERT INTO bench_outbox (uuid, payload, metadata) VALUES (gen_random_uuid()::text, '$payload', '{}');
 \\endpipeline
 END;
 SQL
 
-# The ceiling: pgbench at the benchmark's concurrency and at the service's pool size (what the
-# service itself can have in flight); the better of the two is the ceiling of the ratio.
+TIMEFORMAT='%U %S'
+
+# service_round S R: one round of the service on request S, with its CPU per request: the
+# service process, its PostgreSQL backends and the load generator (bash's time: user + system).
+# A move's events reach the broker through the outbox after their transactions: the service's
+# figure is only honest if its forwarder kept up, so the rows still waiting when the load stops
+# are counted, and its CPU counts until the outbox is empty.
+service_round() {
+  local s=$1 r=$2 out=$tmp/$1.svc.$2 backlog=0 drained left=0
+  backend_ticks "$dburl" "" >"$out.pg0"
+  local svc0; svc0=$(cpu_ticks "$pid")
+  { time bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
+    --concurrency "$concurrency" --duration "${round}s" >"$out.json"; } 2>"$out.loadgen"
+  if [[ $s == move ]]; then
+    backlog=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
+    drained=$SECONDS
+    while (( $(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox") > 0 && SECONDS - drained < 120 )); do sleep 0.2; done
+    left=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
+  fi
+  local svc1; svc1=$(cpu_ticks "$pid")
+  backend_ticks "$dburl" "" >"$out.pg1"
+  jq --argjson svc "$((svc1 - svc0))" --argjson pg "$(ticks_since "$out.pg0" "$out.pg1")" \
+    --arg lg "$(tail -1 "$out.loadgen")" --argjson backlog "$backlog" --argjson left "$left" \
+    '. + {svc_ticks: $svc, pg_ticks: $pg, loadgen_s: ($lg | split(" ") | map(tonumber) | add),
+          backlog: $backlog, left: $left}' "$out.json" >"$out.cpu.json"
+}
+
+# pgbench_round S C R: one round of pgbench on S's SQL with C clients, on connections of its
+# own that start cold (new backends load catalog caches and prepare the statements): it runs one
+# second longer than the round, and only the transactions that end after that second, and after
+# every client's first transaction, are counted. CPU (its process and its backends, read every
+# half second until they end) is per transaction of the whole run.
+pgbench_round() {
+  local s=$1 c=$2 r=$3 run=$1-c$2-$3 t0
+  mkdir -p "$tmp/pgb-$run"
+  t0=$(date +%s.%N)
+  (cd "$tmp/pgb-$run" && { time pgbench -n -M prepared -c "$c" -j 2 -T "$((round + 1))" -l --log-prefix=tx \
+    -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1; } 2>"$tmp/$run.time") &
+  local pgb=$! p t total=0
+  declare -A seen=()
+  while kill -0 "$pgb" 2>/dev/null; do
+    while read -r p t; do
+      (( t > 0 )) && seen[$p]=$t
+    done < <(backend_ticks "$dburl" pgbench)
+    sleep 0.5
+  done
+  for p in "${!seen[@]}"; do total=$((total + seen[$p])); done
+  wait "$pgb" || { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
+  # Log lines: client, transaction, latency (us), script, end (s), end (us).
+  cat "$tmp/pgb-$run"/tx.* | awk -v t0="$t0" -v lat="$tmp/$run.lat" '
+    { end = $5 + $6 / 1e6; n++; ends[n] = end; lats[n] = $3
+      if (!($1 in first) || end < first[$1]) first[$1] = end
+      if (end > last) last = end }
+    END { cut = t0 + 1; for (k in first) if (first[k] > cut) cut = first[k]
+          for (i = 1; i <= n; i++) if (ends[i] > cut) { m++; print lats[i] > lat }
+          printf "{\"tx\": %d, \"all\": %d, \"seconds\": %.6f}\n", m, n, last - cut }' >"$tmp/$run.count"
+  jq --argjson c "$c" --argjson pg "$total" --arg t "$(tail -1 "$tmp/$run.time")" \
+    '. + {clients: $c, pg_ticks: $pg, process_s: ($t | split(" ") | map(tonumber) | add)}' \
+    "$tmp/$run.count" >"$tmp/$run.json"
+}
+
+# The two sides alternate in rounds (service, then pgbench at the benchmark's concurrency and at
+# the service's pool size, for each request), so that both see the same minutes of the machine;
+# the better of pgbench's two is the ceiling of the ratio.
+for ((r = 1; r <= rounds; r++)); do
+  for s in board move; do
+    log "round $r/$rounds: $s, service then pgbench ($concurrency and $conns clients), ${round}s each"
+    service_round "$s" "$r"
+    pgbench_round "$s" "$concurrency" "$r"
+    pgbench_round "$s" "$conns" "$r"
+  done
+done
+kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+
+# Merged over the rounds: rates are requests over summed seconds; pgbench's percentiles are of
+# every counted transaction, the service's the median of its rounds'.
+pct() { sort -n "$1" | awk -v q="$2" '{v[NR] = $1} END {print v[int((NR - 1) * q / 100) + 1] / 1000}'; }
 for s in board move; do
+  jq -s '{rps: ((map(.requests) | add) / (map(.seconds) | add)), requests: (map(.requests) | add),
+    p50_ms: (map(.p50_ms) | sort | .[length / 2 | floor]), p99_ms: (map(.p99_ms) | sort | .[length / 2 | floor]),
+    process_us: ((map(.svc_ticks) | add) * 1e4 / (map(.requests) | add)),
+    pg_us: ((map(.pg_ticks) | add) * 1e4 / (map(.requests) | add)),
+    loadgen_us: ((map(.loadgen_s) | add) * 1e6 / (map(.requests) | add)),
+    backlog: (map(.backlog) | max), left: (map(.left) | max), rounds: map(.rps)}' \
+    "$tmp/$s".svc.*.cpu.json >"$tmp/$s.service.json"
   for c in "$concurrency" "$conns"; do
-    log "pgbench: the $s SQL for $duration with $c clients"
-    run="$s-c$c"
-    mkdir -p "$tmp/pgb-$run"
-    (cd "$tmp/pgb-$run" && { time pgbench -n -M prepared -c "$c" -j 2 -T "$seconds" -l --log-prefix=tx \
-      -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1; } 2>"$tmp/$run.time") &
-    pgb=$!
-    # pgbench's backends end with it: every half second their CPU is read from /proc, and the
-    # last reading of each backend counts.
-    declare -A seen=()
-    while kill -0 "$pgb" 2>/dev/null; do
-      while read -r p t; do
-        (( t > 0 )) && seen[$p]=$t
-      done < <(backend_ticks "$dburl" pgbench)
-      sleep 0.5
-    done
-    t=0
-    for p in "${!seen[@]}"; do t=$((t + seen[$p])); done
-    echo "$t" >"$tmp/$run.pgticks"
-    unset seen
-    wait "$pgb" || { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
-    tps=$(sed -nE 's/^tps = ([0-9.]+) \(without initial connection time\)/\1/p' "$tmp/$run.txt")
-    # Per-transaction logs: the third field is the latency in microseconds.
-    cat "$tmp/pgb-$run"/tx.* | awk '{print $3}' | sort -n >"$tmp/$run.lat"
-    count=$(wc -l <"$tmp/$run.lat")
-    p50=$(sed -n "$(( (count - 1) * 50 / 100 + 1 ))p" "$tmp/$run.lat")
-    p99=$(sed -n "$(( (count - 1) * 99 / 100 + 1 ))p" "$tmp/$run.lat")
-    jq -n --argjson c "$c" --argjson tps "$tps" --argjson p50 "$p50" --argjson p99 "$p99" --argjson n "$count" \
-      --argjson pg "$(cat "$tmp/$run.pgticks" 2>/dev/null || echo 0)" --arg t "$(tail -1 "$tmp/$run.time")" \
-      '{clients: $c, rps: $tps, p50_ms: ($p50 / 1000), p99_ms: ($p99 / 1000),
-        process_us: (($t | split(" ") | map(tonumber) | add) * 1e6 / $n), pg_us: ($pg * 1e4 / $n)}' >"$tmp/$run.json"
+    cat "$tmp/$s-c$c"-*.lat >"$tmp/$s-c$c.lat"
+    jq -s --argjson p50 "$(pct "$tmp/$s-c$c.lat" 50)" --argjson p99 "$(pct "$tmp/$s-c$c.lat" 99)" \
+      '{clients: .[0].clients, rps: ((map(.tx) | add) / (map(.seconds) | add)), p50_ms: $p50, p99_ms: $p99,
+        process_us: ((map(.process_s) | add) * 1e6 / (map(.all) | add)),
+        pg_us: ((map(.pg_ticks) | add) * 1e4 / (map(.all) | add)), rounds: map(.tx / .seconds)}' \
+      "$tmp/$s-c$c"-*.json >"$tmp/$s-c$c.json"
   done
 done
 
 echo
-echo "Outbox when the move load stopped: $backlog events not yet forwarded; $left left after ${drained}s more."
+echo "Outbox when a round of moves stopped: at most $(jq .backlog "$tmp/move.service.json") events not yet forwarded;" \
+  "at most $(jq .left "$tmp/move.service.json") left after waiting for them."
 echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores)."
 echo
-echo "| request (concurrency $concurrency) | service req/s | p50 ms | p99 ms | pgbench same SQL: clients, tx/s, p50 ms, p99 ms | ratio to the best pgbench |"
-echo "|---|---:|---:|---:|---|---:|"
+echo "| request (concurrency $concurrency) | service req/s | p50 ms | p99 ms | pgbench same SQL: clients, tx/s, p50 ms, p99 ms | ratio to the best pgbench | ratio per round |"
+echo "|---|---:|---:|---:|---|---:|---|"
 for s in board move; do
   case $s in
     board) name="GET /api/orgboard/board (250 items)" ;;
@@ -183,7 +221,8 @@ for s in board move; do
     def r: . * 100 | round / 100;
     "| \($name) | \($s.rps|floor) | \($s.p50_ms|r) | \($s.p99_ms|r) | " +
     ([$p[] | "\(.clients): \(.rps|floor), \(.p50_ms|r), \(.p99_ms|r)"] | join("; ")) +
-    " | \($s.rps / $best.rps | r) |"' \
+    " | \($s.rps / $best.rps | r) | " +
+    ([range(0; $s.rounds | length) as $i | $s.rounds[$i] / ([$p[] | .rounds[$i]] | max) | r | tostring] | join(", ")) + " |"' \
     "$tmp/$s.service.json" "$tmp/$s-c$concurrency.json" "$tmp/$s-c$conns.json"
 done
 echo
@@ -196,5 +235,5 @@ for s in board move; do
   jq -rs --arg name "$s" '.[0] as $s | .[1] as $p | def r: . | round;
     ($s.process_us + $s.pg_us + $s.loadgen_us) as $st | ($p.process_us + $p.pg_us) as $pt |
     "| \($name) | \($s.process_us|r) | \($s.pg_us|r) | \($s.loadgen_us|r) | \($st|r) | \($p.process_us|r), \($p.pg_us|r), \($pt|r) | \($pt / $st * 100 | round / 100) |"' \
-    "$tmp/$s.service.cpu.json" "$tmp/$s-c$conns.json"
+    "$tmp/$s.service.json" "$tmp/$s-c$conns.json"
 done
