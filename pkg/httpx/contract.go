@@ -315,6 +315,7 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 	// Credentials were checked by authenticate; the validator must not check (nor read) again.
 	unsecured := *op
 	unsecured.Security = &openapi3.SecurityRequirements{}
+	unsecured.Parameters = carried(op.Parameters, route.PathItem, req)
 	r := *route
 	r.Operation = &unsecured
 	err := openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
@@ -327,6 +328,58 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 		return nil
 	}
 	return requestError(err, guarded...)
+}
+
+// carried leaves out of params those the validator would pass without a look: optional, without
+// a default, and absent from the request. Decoding each of them costs the validator as much as
+// checking a present one. A parameter whose absence it cannot tell for certain (an exploded
+// object, a deepObject, content, one the path item also declares) stays.
+func carried(params openapi3.Parameters, pathItem *openapi3.PathItem, req *http.Request) openapi3.Parameters {
+	var query url.Values
+	absent := func(p *openapi3.Parameter) bool {
+		if p == nil || p.Required || p.Content != nil || p.Schema == nil || p.Schema.Value == nil {
+			return false
+		}
+		s := p.Schema.Value
+		if s.Default != nil || len(s.AllOf) > 0 || s.Type == nil ||
+			!s.Type.Includes(openapi3.TypeString) && !s.Type.Includes(openapi3.TypeInteger) &&
+				!s.Type.Includes(openapi3.TypeNumber) && !s.Type.Includes(openapi3.TypeBoolean) &&
+				!s.Type.Includes(openapi3.TypeArray) {
+			return false
+		}
+		if pathItem != nil && pathItem.Parameters.GetByInAndName(p.In, p.Name) != nil {
+			return false
+		}
+		switch p.In {
+		case openapi3.ParameterInQuery:
+			if p.Style != "" && p.Style != openapi3.SerializationForm {
+				return false
+			}
+			if query == nil {
+				query = req.URL.Query() // as the validator reads it
+			}
+			_, ok := query[p.Name]
+			return !ok
+		case openapi3.ParameterInHeader:
+			return len(req.Header.Values(p.Name)) == 0
+		}
+		return false
+	}
+	var kept openapi3.Parameters // nil until a parameter is left out
+	for i, ref := range params {
+		switch {
+		case absent(ref.Value):
+			if kept == nil {
+				kept = append(make(openapi3.Parameters, 0, len(params)-1), params[:i]...)
+			}
+		case kept != nil:
+			kept = append(kept, ref)
+		}
+	}
+	if kept == nil {
+		return params
+	}
+	return kept
 }
 
 func mapKeys[V any](m map[string]V) func(func(string) bool) {
