@@ -2,6 +2,7 @@ package telemetry
 
 import (
 	"context"
+	"encoding/binary"
 	"math/rand/v2"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -67,10 +68,8 @@ func (s idsSpan) SpanContext() trace.SpanContext { return s.sc }
 func newTraceID() trace.TraceID {
 	var id trace.TraceID
 	for !id.IsValid() {
-		hi, lo := rand.Uint64(), rand.Uint64()
-		for i := range 8 {
-			id[i], id[8+i] = byte(hi>>(56-8*i)), byte(lo>>(56-8*i))
-		}
+		binary.BigEndian.PutUint64(id[:8], rand.Uint64())
+		binary.BigEndian.PutUint64(id[8:], rand.Uint64())
 	}
 	return id
 }
@@ -78,10 +77,7 @@ func newTraceID() trace.TraceID {
 func newSpanID() trace.SpanID {
 	var id trace.SpanID
 	for !id.IsValid() {
-		v := rand.Uint64()
-		for i := range 8 {
-			id[i] = byte(v >> (56 - 8*i))
-		}
+		binary.BigEndian.PutUint64(id[:], rand.Uint64())
 	}
 	return id
 }
