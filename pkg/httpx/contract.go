@@ -276,7 +276,14 @@ func authError(token string, present bool, failures []*authFailure) error {
 // checked.
 func validate(req *http.Request, route *routers.Route, params map[string]string) error {
 	op := route.Operation
-	guarded := guardParams(req, op, route.PathItem, params)
+	// The query is parsed once for the guards and for carried; the validator reads the same
+	// values (url.URL.Query keeps what parses of a malformed query, as here).
+	query, queryErr := url.ParseQuery(req.URL.RawQuery)
+	wellFormed := query
+	if queryErr != nil {
+		wellFormed = nil
+	}
+	guarded := guardParams(req, wellFormed, op, route.PathItem, params)
 	opts := &openapi3filter.Options{
 		MultiError:                        true,
 		AuthenticationFunc:                openapi3filter.NoopAuthenticationFunc,
@@ -315,7 +322,7 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 	// Credentials were checked by authenticate; the validator must not check (nor read) again.
 	unsecured := *op
 	unsecured.Security = &openapi3.SecurityRequirements{}
-	unsecured.Parameters = carried(op.Parameters, route.PathItem, req)
+	unsecured.Parameters = carried(op.Parameters, route.PathItem, req, query)
 	r := *route
 	r.Operation = &unsecured
 	err := openapi3filter.ValidateRequest(req.Context(), &openapi3filter.RequestValidationInput{
@@ -333,9 +340,9 @@ func validate(req *http.Request, route *routers.Route, params map[string]string)
 // carried leaves out of params those the validator would pass without a look: optional, without
 // a default, and absent from the request. Decoding each of them costs the validator as much as
 // checking a present one. A parameter whose absence it cannot tell for certain (an exploded
-// object, a deepObject, content, one the path item also declares) stays.
-func carried(params openapi3.Parameters, pathItem *openapi3.PathItem, req *http.Request) openapi3.Parameters {
-	var query url.Values
+// object, a deepObject, content, one the path item also declares) stays. query is the request's
+// query as the validator reads it.
+func carried(params openapi3.Parameters, pathItem *openapi3.PathItem, req *http.Request, query url.Values) openapi3.Parameters {
 	absent := func(p *openapi3.Parameter) bool {
 		if p == nil || p.Required || p.Content != nil || p.Schema == nil || p.Schema.Value == nil {
 			return false
@@ -354,9 +361,6 @@ func carried(params openapi3.Parameters, pathItem *openapi3.PathItem, req *http.
 		case openapi3.ParameterInQuery:
 			if p.Style != "" && p.Style != openapi3.SerializationForm {
 				return false
-			}
-			if query == nil {
-				query = req.URL.Query() // as the validator reads it
 			}
 			_, ok := query[p.Name]
 			return !ok

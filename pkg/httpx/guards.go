@@ -76,9 +76,10 @@ func fieldName(s string) string {
 	return q[1 : len(q)-1]
 }
 
-// guardParams checks the path parameters, every query parameter and the headers the operation
+// guardParams checks the path parameters, every query parameter (query, the request's parsed
+// query; nil when it is malformed, which the validator reports) and the headers the operation
 // declares.
-func guardParams(req *http.Request, op *openapi3.Operation, pathItem *openapi3.PathItem, params map[string]string) []errs.FieldError {
+func guardParams(req *http.Request, query url.Values, op *openapi3.Operation, pathItem *openapi3.PathItem, params map[string]string) []errs.FieldError {
 	var out []errs.FieldError
 	for _, name := range slices.Sorted(mapKeys(params)) {
 		v := params[name]
@@ -89,9 +90,9 @@ func guardParams(req *http.Request, op *openapi3.Operation, pathItem *openapi3.P
 			out = append(out, errs.Field("path."+fieldName(name), msg))
 		}
 	}
-	if q, err := url.ParseQuery(req.URL.RawQuery); err == nil {
-		for _, name := range slices.Sorted(mapKeys(q)) {
-			for _, v := range q[name] {
+	if query != nil {
+		for _, name := range slices.Sorted(mapKeys(query)) {
+			for _, v := range query[name] {
 				if msg := textProblem(name + v); msg != "" {
 					out = append(out, errs.Field("query."+fieldName(name), msg))
 					break
