@@ -24,6 +24,24 @@ func TestLoadAppliesDefaultsAndEnvironment(t *testing.T) {
 	}
 }
 
+func TestEveryServiceBoundsItsDatabasePoolWithDBMaxConns(t *testing.T) {
+	var c svc
+	if err := config.Load(&c); err != nil {
+		t.Fatal(err)
+	}
+	if c.DBMaxConns != 16 {
+		t.Fatalf("DB_MAX_CONNS unset: %d connections, want 16", c.DBMaxConns)
+	}
+	t.Setenv("DB_MAX_CONNS", "7")
+	if err := config.Load(&c); err != nil || c.DBMaxConns != 7 {
+		t.Fatalf("DB_MAX_CONNS=7: %d connections (%v)", c.DBMaxConns, err)
+	}
+	t.Setenv("DB_MAX_CONNS", "many")
+	if err := config.Load(&c); err == nil {
+		t.Fatal("want an error for DB_MAX_CONNS=many")
+	}
+}
+
 func TestLoadRejectsAMalformedValue(t *testing.T) {
 	t.Setenv("SHUTDOWN_DRAIN", "soon")
 	var c svc

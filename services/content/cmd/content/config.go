@@ -17,7 +17,6 @@ type Config struct {
 	config.Common
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8081" desc:"address the HTTP server listens on"`
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/content?sslmode=disable" desc:"PostgreSQL connection URL of the content database" secret:"true"`
-	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
 
 	S3Endpoint        string `env:"S3_ENDPOINT" envDefault:"http://127.0.0.1:9000" desc:"S3-compatible endpoint (path-style addressing); MinIO in development"`
 	S3Region          string `env:"S3_REGION" envDefault:"us-east-1" desc:"S3 region"`

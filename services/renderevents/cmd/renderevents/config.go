@@ -22,7 +22,6 @@ type Config struct {
 	config.Sealing
 	HTTPAddr    string `env:"HTTP_ADDR" envDefault:":8083" desc:"address the HTTP server listens on"`
 	DatabaseURL string `env:"DATABASE_URL" envDefault:"postgres://postgres@127.0.0.1:5432/renderevents?sslmode=disable" desc:"PostgreSQL connection URL of the renderevents database" secret:"true"`
-	DBMaxConns  int32  `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool"`
 
 	bus.EnvConfig
 	bus.ProgressEnvConfig
