@@ -7,7 +7,7 @@
 # query's plan and the shared buffers it touches (EXPLAIN (ANALYZE, BUFFERS)). Items are seeded
 # with COPY (seed --bench), the teams' rows interleaved as they arrive in life. Prints a
 # markdown table on stdout (about 2.5 minutes with the defaults). Knobs: BENCH_GROWTH_SIZES ("5000 50000 500000"), BENCH_DURATION
-# (10s per request and size), BENCH_CONCURRENCY (32), BENCH_DB_CONNS (8), BENCH_DB
+# (10s per request and size), BENCH_CONCURRENCY (32), BENCH_DB_CONNS (16), BENCH_DB
 # (orgboard_growth, dropped at the end).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +19,7 @@ command -v jq >/dev/null || die "jq is needed (apt-get install jq)"
 sizes=${BENCH_GROWTH_SIZES:-5000 50000 500000}
 duration=${BENCH_DURATION:-10s}
 concurrency=${BENCH_CONCURRENCY:-32}
-conns=${BENCH_DB_CONNS:-8}
+conns=${BENCH_DB_CONNS:-16}
 per_team=250
 boards=20
 db=${BENCH_DB:-orgboard_growth}
@@ -68,7 +68,7 @@ for items in $sizes; do
   psql "$dburl" -qc "VACUUM ANALYZE" >/dev/null
 
   port=$(free_port 18092)
-  HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
+  HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DB_MAX_CONNS=$conns bin/orgboard serve 2>"$tmp/serve.log" &
   pid=$!
   wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
   for s in board move; do

@@ -4,7 +4,7 @@
 #   GET /api/orgboard/board?team_id=<team>        (the 20 teams in turn; 250 items each)
 #   PATCH /api/orgboard/tasks/<id>/move            (in_progress <-> in_review, audited)
 # from a second process (bin/orgboard bench) at concurrency 32. Each is set beside the same SQL
-# run by pgbench (-M prepared; at concurrency 32 and at the service's pool size, the better being
+# run by pgbench (-M prepared; with 32 clients, as many as the service's pool and 8, the best being
 # the ceiling of the ratio), the two sides alternating in rounds so that both see the same
 # minutes of the machine: the statements the service runs per request (the
 # caller's blocks, then the board's reads; or the move's transaction with its audit entry and
@@ -15,7 +15,8 @@
 # generator, against pgbench's process and backends at the service's pool size.
 # Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (20s per side and request, over all rounds),
 # BENCH_ROUNDS (4), BENCH_CONCURRENCY (32),
-# BENCH_DB_CONNS (service pool size, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000); the database is
+# BENCH_DB_CONNS (the service's pool, DB_MAX_CONNS: 16, the services' default), BENCH_PGBENCH_CLIENTS
+# (further client counts of pgbench, 8), BENCH_TEAMS (20), BENCH_ITEMS (5000); the database is
 # dropped at the end unless BENCH_KEEP_DB is set.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,7 +33,10 @@ rounds=${BENCH_ROUNDS:-4}
 round=$((seconds / rounds))
 (( round >= 1 )) || die "BENCH_DURATION ($duration) leaves less than a second to each of $rounds rounds"
 concurrency=${BENCH_CONCURRENCY:-32}
-conns=${BENCH_DB_CONNS:-8}
+conns=${BENCH_DB_CONNS:-16}
+# pgbench runs with as many clients as the benchmark's concurrency, as the service's pool and as
+# each of BENCH_PGBENCH_CLIENTS; the best is the ceiling.
+read -ra clients <<<"$(printf '%s\n' "$concurrency" "$conns" ${BENCH_PGBENCH_CLIENTS:-8} | awk '!seen[$0]++' | tr '\n' ' ')"
 teams=${BENCH_TEAMS:-20}
 items=${BENCH_ITEMS:-5000}
 admin="postgres://postgres@$PG_HOST:$PG_PORT/postgres?sslmode=disable"
@@ -70,7 +74,7 @@ cleanup() {
 }
 trap cleanup EXIT
 port=$(free_port 18082)
-HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DATABASE_URL="$dburl&pool_max_conns=$conns" bin/orgboard serve 2>"$tmp/serve.log" &
+HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DB_MAX_CONNS=$conns bin/orgboard serve 2>"$tmp/serve.log" &
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
 psql "$dburl" -qc "CREATE TABLE bench_outbox (LIKE watermill_outbox INCLUDING ALL)" >/dev/null
@@ -171,15 +175,14 @@ pgbench_round() {
     "$tmp/$run.count" >"$tmp/$run.json"
 }
 
-# The two sides alternate in rounds (service, then pgbench at the benchmark's concurrency and at
-# the service's pool size, for each request), so that both see the same minutes of the machine;
-# the better of pgbench's two is the ceiling of the ratio.
+# The two sides alternate in rounds (service, then pgbench at each client count, for each
+# request), so that both see the same minutes of the machine; the best pgbench is the ceiling of
+# the ratio.
 for ((r = 1; r <= rounds; r++)); do
   for s in board move; do
-    log "round $r/$rounds: $s, service then pgbench ($concurrency and $conns clients), ${round}s each"
+    log "round $r/$rounds: $s, service then pgbench (${clients[*]} clients), ${round}s each"
     service_round "$s" "$r"
-    pgbench_round "$s" "$concurrency" "$r"
-    pgbench_round "$s" "$conns" "$r"
+    for c in "${clients[@]}"; do pgbench_round "$s" "$c" "$r"; done
   done
 done
 kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
@@ -195,7 +198,7 @@ for s in board move; do
     loadgen_us: ((map(.loadgen_s) | add) * 1e6 / (map(.requests) | add)),
     backlog: (map(.backlog) | max), left: (map(.left) | max), rounds: map(.rps)}' \
     "$tmp/$s".svc.*.cpu.json >"$tmp/$s.service.json"
-  for c in "$concurrency" "$conns"; do
+  for c in "${clients[@]}"; do
     cat "$tmp/$s-c$c"-*.lat >"$tmp/$s-c$c.lat"
     jq -s --argjson p50 "$(pct "$tmp/$s-c$c.lat" 50)" --argjson p99 "$(pct "$tmp/$s-c$c.lat" 99)" \
       '{clients: .[0].clients, rps: ((map(.tx) | add) / (map(.seconds) | add)), p50_ms: $p50, p99_ms: $p99,
@@ -223,7 +226,7 @@ for s in board move; do
     ([$p[] | "\(.clients): \(.rps|floor), \(.p50_ms|r), \(.p99_ms|r)"] | join("; ")) +
     " | \($s.rps / $best.rps | r) | " +
     ([range(0; $s.rounds | length) as $i | $s.rounds[$i] / ([$p[] | .rounds[$i]] | max) | r | tostring] | join(", ")) + " |"' \
-    "$tmp/$s.service.json" "$tmp/$s-c$concurrency.json" "$tmp/$s-c$conns.json"
+    "$tmp/$s.service.json" $(for c in "${clients[@]}"; do echo "$tmp/$s-c$c.json"; done)
 done
 echo
 echo "CPU per request in microseconds (user + system; the service's until its outbox is empty; pgbench's"
