@@ -6,6 +6,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -21,7 +22,7 @@ type Common struct {
 	JWTSecret      string        `env:"JWT_HS256_SECRET" desc:"HS256 secret for development JWTs (unset in production: use JWT_JWKS_URL)" secret:"true"`
 	JWKSURL        string        `env:"JWT_JWKS_URL" desc:"JWKS URL for RS256/ES256 JWTs in production"`
 	ServiceTokens  string        `env:"SERVICE_TOKENS" desc:"service tokens as name:sha256hex:scope1,scope2;... (hashes only)"`
-	DBMaxConns     int32         `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool; it takes precedence over pool_max_conns in the database URL"`
+	DBMaxConns     PoolSize      `env:"DB_MAX_CONNS" envDefault:"16" desc:"largest number of database connections of the pool; it takes precedence over pool_max_conns in the database URL"`
 	ShutdownDrain  time.Duration `env:"SHUTDOWN_DRAIN" envDefault:"20s" desc:"how long SIGTERM waits for in-flight work"`
 	OTLPEndpoint   string        `env:"OTEL_EXPORTER_OTLP_ENDPOINT" desc:"OpenTelemetry OTLP/HTTP endpoint; traces are not exported when unset"`
 	TracesSampler  string        `env:"OTEL_TRACES_SAMPLER" envDefault:"parentbased_always_on" desc:"which traces are recorded: always_on, always_off, traceidratio, parentbased_always_on, parentbased_always_off or parentbased_traceidratio (parentbased: a request that arrives with a trace context follows its caller's decision)"`
@@ -80,6 +81,19 @@ func (e *Environment) UnmarshalText(b []byte) error {
 
 // IsDevelopment reports whether e is a development run; anything else counts as production.
 func (e Environment) IsDevelopment() bool { return e == Development }
+
+// PoolSize is the bound of a database pool: a whole number of connections, at least one.
+type PoolSize int32
+
+// UnmarshalText refuses what would leave the pool without a bound of its own (zero, negative).
+func (n *PoolSize) UnmarshalText(b []byte) error {
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 32)
+	if err != nil || v < 1 {
+		return fmt.Errorf("DB_MAX_CONNS is %q, want a whole number of connections, at least 1", b)
+	}
+	*n = PoolSize(v)
+	return nil
+}
 
 // Load fills cfg (a pointer to a struct) from the environment, applying defaults.
 func Load(cfg any) error {

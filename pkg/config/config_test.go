@@ -2,6 +2,7 @@ package config_test
 
 import (
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,9 +37,11 @@ func TestEveryServiceBoundsItsDatabasePoolWithDBMaxConns(t *testing.T) {
 	if err := config.Load(&c); err != nil || c.DBMaxConns != 7 {
 		t.Fatalf("DB_MAX_CONNS=7: %d connections (%v)", c.DBMaxConns, err)
 	}
-	t.Setenv("DB_MAX_CONNS", "many")
-	if err := config.Load(&c); err == nil {
-		t.Fatal("want an error for DB_MAX_CONNS=many")
+	for _, bad := range []string{"many", "0", "-4", "2147483648"} {
+		t.Setenv("DB_MAX_CONNS", bad)
+		if err := config.Load(&c); err == nil || !strings.Contains(err.Error(), "DB_MAX_CONNS") {
+			t.Errorf("DB_MAX_CONNS=%s: %v, want an error naming DB_MAX_CONNS", bad, err)
+		}
 	}
 }
 

@@ -145,7 +145,7 @@ func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
 			return nil, err
 		}
 	}
-	return pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(c.DBMaxConns), store.ConfigurePool)
+	return pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(int32(c.DBMaxConns)), store.ConfigurePool)
 }
 
 // openObjects connects to the object storage and creates the buckets that are missing.

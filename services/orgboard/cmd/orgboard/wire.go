@@ -151,7 +151,7 @@ func buildCore(ctx context.Context, c Config, log *slog.Logger) (core, error) {
 			return core{}, err
 		}
 	}
-	pool, err := pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(c.DBMaxConns), pgxdb.BinaryUUIDs)
+	pool, err := pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(int32(c.DBMaxConns)), pgxdb.BinaryUUIDs)
 	if err != nil {
 		return core{}, err
 	}

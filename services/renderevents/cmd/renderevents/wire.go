@@ -37,7 +37,7 @@ func openPool(ctx context.Context, c Config) (*pgxpool.Pool, error) {
 			return nil, err
 		}
 	}
-	return pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(c.DBMaxConns), pgxdb.BinaryUUIDs)
+	return pgxdb.Open(ctx, c.DatabaseURL, pgxdb.MaxConns(int32(c.DBMaxConns)), pgxdb.BinaryUUIDs)
 }
 
 // Deps are what the service is built on.
