@@ -78,6 +78,8 @@ HTTP_ADDR=127.0.0.1:$port METRICS_ADDR=127.0.0.1:0 DB_MAX_CONNS=$conns bin/orgbo
 pid=$!
 wait_port 127.0.0.1 "$port" 30 || { cat "$tmp/serve.log" >&2; die "bin/orgboard serve did not start"; }
 psql "$dburl" -qc "CREATE TABLE bench_outbox (LIKE watermill_outbox INCLUDING ALL)" >/dev/null
+postmaster=$(postmaster_pid "$dburl")
+[[ $postmaster =~ ^[0-9]+$ && -r /proc/$postmaster/stat ]] || die "cannot read the PostgreSQL server's CPU (its process: '$postmaster'); pgbench's backends are counted through it"
 
 # The ceiling runs the statements the service runs per request, as captured from the server's
 # log (log_statement = all): the caller's blocks (every operation checks them first), the
@@ -144,24 +146,22 @@ service_round() {
 # pgbench_round S C R: one round of pgbench on S's SQL with C clients, on connections of its
 # own that start cold (new backends load catalog caches and prepare the statements): it runs one
 # second longer than the round, and only the transactions that end after that second, and after
-# every client's first transaction, are counted. CPU (its process and its backends, read every
-# half second until they end) is per transaction of the whole run.
+# every client's first transaction, are counted. CPU (its process, and its backends as the
+# postmaster counts them once they have exited) is per transaction of the whole run.
 pgbench_round() {
-  local s=$1 c=$2 r=$3 run=$1-c$2-$3 t0
+  local s=$1 c=$2 r=$3 run=$1-c$2-$3 t0 reaped0
   mkdir -p "$tmp/pgb-$run"
+  sleep 0.2 # the backends of the script's psql calls just before have ended and been waited for
+  reaped0=$(reaped_ticks "$postmaster")
   t0=$(date +%s.%N)
   (cd "$tmp/pgb-$run" && { time pgbench -n -M prepared -c "$c" -j 2 -T "$((round + 1))" -l --log-prefix=tx \
     -D teams="$teams" -D items="$items" -D org="$org" -D member="$member" -D tenant="$tenant" -f "$tmp/$s.sql" "$dburl" >"$tmp/$run.txt" 2>&1; } 2>"$tmp/$run.time") &
-  local pgb=$! p t total=0
-  declare -A seen=()
-  while kill -0 "$pgb" 2>/dev/null; do
-    while read -r p t; do
-      (( t > 0 )) && seen[$p]=$t
-    done < <(backend_ticks "$dburl" pgbench)
-    sleep 0.5
-  done
-  for p in "${!seen[@]}"; do total=$((total + seen[$p])); done
+  local pgb=$! total
   wait "$pgb" || { cat "$tmp/$run.txt" >&2; die "pgbench failed"; }
+  # pgbench's backends have exited with it; the postmaster has their whole CPU once it has
+  # waited for them, which it does at once (no other session starts or ends meanwhile).
+  sleep 0.3
+  total=$(( $(reaped_ticks "$postmaster") - reaped0 ))
   # Log lines: client, transaction, latency (us), script, end (s), end (us).
   cat "$tmp/pgb-$run"/tx.* | awk -v t0="$t0" -v lat="$tmp/$run.lat" '
     { end = $5 + $6 / 1e6; n++; ends[n] = end; lats[n] = $3
@@ -230,7 +230,7 @@ for s in board move; do
 done
 echo
 echo "CPU per request in microseconds (user + system; the service's until its outbox is empty; pgbench's"
-echo "backends read every half second until they end, so they may miss up to half a second):"
+echo "backends as the PostgreSQL server counts them once they have exited, over its whole run):"
 echo
 echo "| request | service process | its PostgreSQL | load generator | total | pgbench ($conns clients): process, PostgreSQL, total | pgbench total / service total |"
 echo "|---|---:|---:|---:|---:|---|---:|"

@@ -181,6 +181,22 @@ backend_ticks() {
   done
 }
 
+# postmaster_pid DBURL: the PostgreSQL server process, the parent of every backend (read from
+# the session's own backend while it is connected).
+postmaster_pid() {
+  psql "$1" -Atq <<'SQL'
+SELECT pg_backend_pid() AS bp \gset
+\setenv BP :bp
+\! awk '{print $4}' /proc/$BP/stat
+SQL
+}
+
+# reaped_ticks PID: the CPU in clock ticks of PID's children that have ended and been waited
+# for; under the postmaster, the whole CPU of each backend that has exited.
+reaped_ticks() {
+  sed -E 's/.*\) //' "/proc/$1/stat" | awk '{print $14 + $15}'
+}
+
 # ticks_since BEFORE AFTER: the ticks the backends of AFTER spent since BEFORE (both files of
 # backend_ticks lines; a backend not in BEFORE started since and counts whole).
 ticks_since() {
