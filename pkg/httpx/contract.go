@@ -7,6 +7,7 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -23,6 +24,11 @@ import (
 // NewRouter returns a kin-openapi router for spec that matches requests for any host: the
 // servers of a copy of spec are cut to their paths ("http://localhost:8081/v1" -> "/v1").
 func NewRouter(spec *openapi3.T) (routers.Router, error) {
+	return gorillamux.NewRouter(routable(spec))
+}
+
+// routable is a copy of spec whose servers are cut to their paths, each path once.
+func routable(spec *openapi3.T) *openapi3.T {
 	cp := *spec
 	cp.Servers = nil
 	seen := map[string]bool{}
@@ -36,7 +42,56 @@ func NewRouter(spec *openapi3.T) (routers.Router, error) {
 		rs.URL = p
 		cp.Servers = append(cp.Servers, &rs)
 	}
-	return gorillamux.NewRouter(&cp)
+	return &cp
+}
+
+// echoRoutes finds the operation of a request that echo has already routed, without matching
+// its path again: by the request's method and echo's route, which is the operation's path under
+// its server's, "{id}" written ":id", as the generated code registers it. Echo's path
+// parameters are the substrings of the path that the spec's router would take only when the
+// path needs no escaping; any other request is left to the spec's router.
+type echoRoutes map[string]map[string]*routers.Route // method -> echo route -> operation
+
+var pathParam = regexp.MustCompile(`{[.;?]?([^{}*]+)\*?}`)
+
+// newEchoRoutes indexes the operations of spec (a routable copy) by method and echo route. A
+// path with a literal colon is left out (the generated code escapes it).
+func newEchoRoutes(spec *openapi3.T) echoRoutes {
+	r := echoRoutes{}
+	for _, server := range spec.Servers {
+		base := strings.TrimSuffix(server.URL, "/")
+		for path, item := range spec.Paths.Map() {
+			if strings.Contains(path, ":") {
+				continue
+			}
+			for method, op := range item.Operations() {
+				if r[method] == nil {
+					r[method] = map[string]*routers.Route{}
+				}
+				r[method][base+pathParam.ReplaceAllString(path, ":$1")] = &routers.Route{
+					Spec: spec, Server: server, Path: path, PathItem: item, Method: method, Operation: op}
+			}
+		}
+	}
+	return r
+}
+
+// find returns the operation and path parameters of the request c routed, or false.
+func (r echoRoutes) find(c echo.Context) (*routers.Route, map[string]string, bool) {
+	u := c.Request().URL
+	if u.RawPath != "" || u.EscapedPath() != u.Path {
+		return nil, nil, false
+	}
+	route, ok := r[c.Request().Method][c.Path()]
+	if !ok {
+		return nil, nil, false
+	}
+	names, values := c.ParamNames(), c.ParamValues()
+	params := make(map[string]string, len(names))
+	for i, n := range names {
+		params[n] = values[i]
+	}
+	return route, params, true
 }
 
 // serverPath keeps the path of a server URL; "/" when it has none.
@@ -58,6 +113,7 @@ func serverPath(u string) string {
 // parameters and body.
 type contract struct {
 	service   string
+	routes    echoRoutes // the operations of the routes echo matched
 	router    routers.Router
 	auth      *auth.Authenticator
 	bodyLimit int64
@@ -75,7 +131,11 @@ func (k *contract) middleware(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		k.deadlines.wrap(c)
 		req := c.Request()
-		route, params, err := k.router.FindRoute(req)
+		route, params, ok := k.routes.find(c)
+		var err error
+		if !ok {
+			route, params, err = k.router.FindRoute(req)
+		}
 		if err != nil {
 			// Not an operation of the spec (the built-in routes): only the default limit applies.
 			if err := limitBody(c, k.bodyLimit); err != nil {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/labstack/echo/v4"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -101,7 +102,8 @@ func New(opts Options) (*echo.Echo, error) {
 	if declaresSecurity(opts.Spec) && opts.Auth == nil {
 		return nil, errors.New("httpx: the spec declares security but Auth is nil")
 	}
-	router, err := NewRouter(opts.Spec)
+	forRouting := routable(opts.Spec)
+	router, err := gorillamux.NewRouter(forRouting)
 	if err != nil {
 		return nil, fmt.Errorf("httpx: route the spec: %w", err)
 	}
@@ -129,7 +131,7 @@ func New(opts Options) (*echo.Echo, error) {
 	e.Server.WriteTimeout = opts.HTTP.WriteTimeout
 	e.Server.IdleTimeout = opts.HTTP.IdleTimeout
 	e.HTTPErrorHandler = errorHandler(opts.Service, log, newPathHints(opts.Spec))
-	k := &contract{service: opts.Service, router: router, auth: opts.Auth,
+	k := &contract{service: opts.Service, routes: newEchoRoutes(forRouting), router: router, auth: opts.Auth,
 		bodyLimit: opts.BodyLimit, opLimits: limits, deadlines: newDeadlines(opts.HTTP)}
 	// Recovery sits inside observe so that a panic is logged and counted as the 500 it becomes.
 	e.Use(requestID(), tracing(tp, prop), observe(log, m), recoverPanics(log), k.middleware)
