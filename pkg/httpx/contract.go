@@ -7,7 +7,6 @@ import (
 	"mime"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 
@@ -52,8 +51,6 @@ func routable(spec *openapi3.T) *openapi3.T {
 // path needs no escaping; any other request is left to the spec's router.
 type echoRoutes map[string]map[string]*routers.Route // method -> echo route -> operation
 
-var pathParam = regexp.MustCompile(`{[.;?]?([^{}*]+)\*?}`)
-
 // newEchoRoutes indexes the operations of spec (a routable copy) by method and echo route. A
 // path with a literal colon is left out (the generated code escapes it).
 func newEchoRoutes(spec *openapi3.T) echoRoutes {
@@ -68,7 +65,7 @@ func newEchoRoutes(spec *openapi3.T) echoRoutes {
 				if r[method] == nil {
 					r[method] = map[string]*routers.Route{}
 				}
-				r[method][base+pathParam.ReplaceAllString(path, ":$1")] = &routers.Route{
+				r[method][base+echoRoute(path)] = &routers.Route{
 					Spec: spec, Server: server, Path: path, PathItem: item, Method: method, Operation: op}
 			}
 		}
