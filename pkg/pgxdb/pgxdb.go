@@ -103,7 +103,8 @@ func MigrateDB(ctx context.Context, db *sql.DB, log *slog.Logger, sets ...Migrat
 func SQLDB(pool *pgxpool.Pool) *sql.DB { return stdlib.OpenDBFromPool(pool) }
 
 // WithTx runs fn in a transaction: committed when fn returns nil, rolled back when it
-// returns an error or panics.
+// returns an error or panics. The transaction begins with fn's first statement, in its round
+// trip (Begin).
 func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) error {
 	return WithTxOptions(ctx, pool, pgx.TxOptions{}, fn)
 }
@@ -111,7 +112,7 @@ func WithTx(ctx context.Context, pool *pgxpool.Pool, fn func(pgx.Tx) error) erro
 // WithTxOptions is WithTx for a transaction begun with opts (an isolation level, read-only, or
 // a BeginQuery that sets transaction-local settings in the BEGIN's round trip).
 func WithTxOptions(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions, fn func(pgx.Tx) error) (err error) {
-	tx, err := pool.BeginTx(ctx, opts)
+	tx, err := Begin(ctx, pool, opts)
 	if err != nil {
 		return fmt.Errorf("begin: %w", err)
 	}
