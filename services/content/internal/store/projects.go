@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5"
 
 	contentdb "github.com/videotpl/platform/gen/db/content"
+	"github.com/videotpl/platform/pkg/pgxdb"
 	"github.com/videotpl/platform/services/content/internal/domain"
 )
 
@@ -90,7 +91,8 @@ func (s *Store) ProjectFull(ctx context.Context, p domain.Project, includeUnpubl
 	if s.inTx {
 		return s.projectFull(ctx, p, includeUnpublishedStories)
 	}
-	tx, err := s.pool.BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+	// The snapshot begins with the reads: BEGIN travels in their round trip (pgxdb.Begin).
+	tx, err := pgxdb.Begin(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
 	if err != nil {
 		return domain.ProjectFull{}, err
 	}
