@@ -85,8 +85,9 @@ postmaster=$(postmaster_pid "$dburl")
 # log (log_statement = all): the caller's blocks (every operation checks them first), the
 # board's team with the caller's standing, and its items, in one pipeline (one round trip, as the
 # service sends them); a move's blocks, then its
-# transaction: lock the item with the caller's standing, then in one pipeline (one round trip,
-# as the service sends them) update, audit insert and the outbox row of its event
+# transaction: BEGIN and the item locked with the caller's standing in one pipeline (the service
+# sends a transaction's BEGIN with its first statement), then in one pipeline update, audit
+# insert and the outbox row of its event
 # (orgboard.task.moved.v1, an envelope of the same size), into bench_outbox, a table like the
 # outbox that the service's forwarder does not read. Not counted: the forwarder's later work on
 # that outbox row.
@@ -106,8 +107,10 @@ SQL
 cat >"$tmp/move.sql" <<SQL
 \set i random(1, :items)
 $blocks
+\\startpipeline
 BEGIN;
 SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.status, w.assignee_user_id, w.assignee_seat_id, w.parent_id, w.created_by, w.created_at, w.updated_at, m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = w.team_id AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM work_items w LEFT JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = :member WHERE w.id = (SELECT id FROM bench_items WHERE n = :i) FOR UPDATE OF w;
+\\endpipeline
 \\startpipeline
 UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
 INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
