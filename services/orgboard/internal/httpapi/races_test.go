@@ -147,6 +147,10 @@ func TestAToolServerDeletedWhileAgentsAreBoundToItStaysBoundNowhere(t *testing.T
 	server := must[*orgboard.CreateToolServerResponse](t, 201)(c.CreateToolServerWithResponse(ctx, nil, orgboard.McpServerConfigCreate{
 		OrganizationId: w.orgA.Id, Name: "soon gone", Url: "https://tools.example.com/mcp"}, as(w.ownerA))).JSON201
 	bound := []uuid.UUID{server.Id}
+	// The agent is bound to the server before the race, so that the delete has a binding to
+	// undo even when it commits before every configure of the race (which then answer 400).
+	must[*orgboard.ConfigureSeatAgentResponse](t, 201)(c.ConfigureSeatAgentWithResponse(ctx, w.seatA1.Id, nil, orgboard.AgentConfigure{
+		Name: "Binder", ApiConfigId: conn.Id, McpServerIds: &bound}, as(w.ownerA)))
 	statuses := race(t, func(i int) int {
 		if i == racers/2 {
 			r, err := c.DeleteToolServerWithResponse(ctx, server.Id, as(w.ownerA))
