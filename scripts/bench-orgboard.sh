@@ -84,10 +84,10 @@ postmaster=$(postmaster_pid "$dburl")
 # The ceiling runs the statements the service runs per request, as captured from the server's
 # log (log_statement = all): the caller's blocks (every operation checks them first), the
 # board's team with the caller's standing, and its items, in one pipeline (one round trip, as the
-# service sends them); a move's blocks, then its
-# transaction: BEGIN and the item locked with the caller's standing in one pipeline (the service
-# sends a transaction's BEGIN with its first statement), then in one pipeline update, audit
-# insert and the outbox row of its event
+# service sends them); a move's transaction: BEGIN, the caller's blocks and the item locked with
+# the caller's standing in one pipeline (one round trip, as the service sends them: a
+# transaction's BEGIN travels with its first statements, and a change of a task reads the blocks
+# with the task), then in one pipeline update, audit insert and the outbox row of its event
 # (orgboard.task.moved.v1, an envelope of the same size), into bench_outbox, a table like the
 # outbox that the service's forwarder does not read. Not counted: the forwarder's later work on
 # that outbox row.
@@ -106,9 +106,9 @@ SELECT id, organization_id, team_id, type, title, description, status, assignee_
 SQL
 cat >"$tmp/move.sql" <<SQL
 \set i random(1, :items)
-$blocks
 \\startpipeline
 BEGIN;
+$blocks
 SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.status, w.assignee_user_id, w.assignee_seat_id, w.parent_id, w.created_by, w.created_at, w.updated_at, m.role, EXISTS (SELECT 1 FROM team_leads l WHERE l.team_id = w.team_id AND l.user_id = m.user_id) AS team_lead, EXISTS (SELECT 1 FROM team_leads l WHERE l.organization_id = m.organization_id AND l.user_id = m.user_id) AS leads_some_team FROM work_items w LEFT JOIN memberships m ON m.organization_id = w.organization_id AND m.user_id = :member WHERE w.id = (SELECT id FROM bench_items WHERE n = :i) FOR UPDATE OF w;
 \\endpipeline
 \\startpipeline

@@ -126,18 +126,26 @@ func (a *App) MoveTask(ctx context.Context, actor domain.Actor, id uuid.UUID, to
 	return w, err
 }
 
-// taskForUpdate loads and locks the task id for a change and checks p for actor on it; the
-// task and the caller's standing are read in one statement.
+// taskForUpdate loads and locks the task id for a change and checks p for actor on it. It
+// checks the caller's blocks itself (CheckCaller need not run before the use cases that call
+// it): the blocks and the task with the caller's standing go to the database in one round trip,
+// with the transaction's BEGIN; a blocked caller is refused first, then a missing task.
 func (a *App) taskForUpdate(ctx context.Context, s domain.Store, actor domain.Actor, id uuid.UUID, p domain.Permission) (domain.Task, error) {
-	w, user, err := s.GetTaskForUpdateWithStanding(ctx, id, actor.UserID)
+	r, err := s.LockTask(ctx, domain.TaskLockQuery{ID: id, User: actor.UserID, Tenant: actor.TenantID, Blocks: actor.IsUser()})
 	if err != nil {
 		return domain.Task{}, err
 	}
-	st, err := callerStanding(actor, user)
-	if err != nil {
-		return w, err
+	if err := a.refuseBlocked(actor, r.Blocks); err != nil {
+		return domain.Task{}, err
 	}
-	return w, domain.Authorize(st, p, "task")
+	if r.TaskErr != nil {
+		return domain.Task{}, r.TaskErr
+	}
+	st, err := callerStanding(actor, r.Standing)
+	if err != nil {
+		return r.Task, err
+	}
+	return r.Task, domain.Authorize(st, p, "task")
 }
 
 // AssignTask assigns a task to a member of the organization or an ai seat of its team,

@@ -194,13 +194,29 @@ type BoardRead struct {
 	Release func()
 }
 
+// TaskLockQuery is what a change of a task reads first: the caller's blocks (when Blocks), and
+// the task, locked, with what User holds along its scope chain (the zero Standing when User is
+// not a member of its organization).
+type TaskLockQuery struct {
+	ID, User, Tenant uuid.UUID
+	Blocks           bool
+}
+
+// TaskLock is what LockTask read. A missing task is TaskErr (NotFound), not LockTask's error, so
+// that the caller can refuse a blocked caller first, as it would without the task.
+type TaskLock struct {
+	Blocks   []Block
+	Task     Task
+	TaskErr  error
+	Standing Standing
+}
+
 // TaskStore keeps tasks.
 type TaskStore interface {
 	InsertTask(ctx context.Context, w Task) error
 	GetTask(ctx context.Context, id uuid.UUID) (Task, error)
-	// GetTaskForUpdateWithStanding reads and locks a task, and reads what user holds along its
-	// scope chain (the zero Standing when user is not a member of its organization), together.
-	GetTaskForUpdateWithStanding(ctx context.Context, id, user uuid.UUID) (Task, Standing, error)
+	// LockTask reads what a change of a task needs first, in one round trip (see TaskLockQuery).
+	LockTask(ctx context.Context, q TaskLockQuery) (TaskLock, error)
 	// ListBoardItems lists a team's items in display order.
 	ListBoardItems(ctx context.Context, team uuid.UUID) ([]Task, error)
 	// ReadBoard reads what a board request needs in one round trip (see BoardQuery).

@@ -9,7 +9,9 @@ import (
 // checkBlocksThemselves are the operations whose use case reads the caller's blocks together
 // with its own reads (one round trip) and refuses a blocked caller first, as refuseBlocked does.
 var checkBlocksThemselves = map[string]bool{
-	"GetBoard": true, // app.Board
+	"GetBoard":   true, // app.Board
+	"MoveTask":   true, // app.MoveTask (taskForUpdate)
+	"AssignTask": true, // app.AssignTask (taskForUpdate)
 }
 
 // refuseBlocked runs before every operation: a user the identity service banned, or whose

@@ -124,7 +124,13 @@ func (e *env) refusedAs(c caller, want string) {
 		orgboard.WorkItemCreate{TeamId: uuid.New(), Type: orgboard.WorkItemTypeTask, Title: "x"}, as(c)))
 	board := must[*orgboard.GetBoardResponse](e.t, 403)(e.client.GetBoardWithResponse(e.ctx,
 		&orgboard.GetBoardParams{TeamId: uuid.New()}, as(c)))
-	for _, body := range []string{string(list.Body), string(create.Body), string(board.Body)} {
+	// The task changes read the blocks with the task they lock: refused first, before the task
+	// (which does not exist) is found missing.
+	move := must[*orgboard.MoveTaskResponse](e.t, 403)(e.client.MoveTaskWithResponse(e.ctx, uuid.New(),
+		orgboard.WorkItemMove{Status: orgboard.WorkItemStatusInReview}, as(c)))
+	assign := must[*orgboard.AssignTaskResponse](e.t, 403)(e.client.AssignTaskWithResponse(e.ctx, uuid.New(),
+		orgboard.WorkItemAssign{}, as(c)))
+	for _, body := range []string{string(list.Body), string(create.Body), string(board.Body), string(move.Body), string(assign.Body)} {
 		if !strings.Contains(body, want) {
 			e.t.Errorf("%s refused with %s; want a detail containing %q", c.name, body, want)
 		}

@@ -107,6 +107,22 @@ func (r *recorder) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyF
 	return 0, errRecorded
 }
 
+// rowOf is a DBTX whose QueryRow answers with a row already read (from a batch), so that the
+// generated query that sent it scans it too; it sends nothing.
+type rowOf struct{ row pgx.Row }
+
+func (r rowOf) QueryRow(context.Context, string, ...any) pgx.Row { return r.row }
+
+func (rowOf) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
+	return pgconn.CommandTag{}, errRecorded
+}
+
+func (rowOf) Query(context.Context, string, ...any) (pgx.Rows, error) { return nil, errRecorded }
+
+func (rowOf) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
+	return 0, errRecorded
+}
+
 type errRow struct{}
 
 func (errRow) Scan(...any) error { return errRecorded }

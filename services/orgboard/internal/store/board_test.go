@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,6 +178,45 @@ func TestReadBoardReadsWhatTheGeneratedQueriesRead(t *testing.T) {
 			if !reflect.DeepEqual(g, w) {
 				t.Errorf("item %d:\n got %+v\nwant %+v", i, g, w)
 			}
+		}
+	})
+	t.Run("a task locked for a change, with the blocks, as its transaction's first read", func(t *testing.T) {
+		id := items[1].id
+		wantTask, err := s.GetTask(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = s.InTx(ctx, func(tx domain.Store) error {
+			got, err := tx.LockTask(ctx, domain.TaskLockQuery{ID: id, User: member, Tenant: tenant, Blocks: true})
+			if err != nil {
+				return err
+			}
+			if got.TaskErr != nil || !reflect.DeepEqual(got.Task, wantTask) || got.Standing != wantStanding ||
+				!reflect.DeepEqual(got.Blocks, wantBlocks) {
+				t.Errorf("got %+v; want task %+v, standing %+v, blocks %+v", got, wantTask, wantStanding, wantBlocks)
+			}
+			// The task stays locked until the transaction ends.
+			err = exec(`SELECT 1 FROM work_items WHERE id = $1 FOR UPDATE NOWAIT`, id)
+			if !strings.Contains(fmt.Sprint(err), "could not obtain lock") {
+				t.Errorf("locking the task from another connection: %v; want it refused while the transaction holds it", err)
+			}
+			// Without the blocks, an outsider: the task, no standing, no blocks; a missing task is
+			// TaskErr, with the blocks still read.
+			outside, err := tx.LockTask(ctx, domain.TaskLockQuery{ID: id, User: outsider})
+			if err != nil || outside.Task.ID != id || outside.Standing != (domain.Standing{}) || outside.Blocks != nil {
+				t.Errorf("an outsider's lock: %+v, %v", outside, err)
+			}
+			missing, err := tx.LockTask(ctx, domain.TaskLockQuery{ID: uuid.New(), User: member, Tenant: tenant, Blocks: true})
+			if err != nil || errs.KindOf(missing.TaskErr) != errs.NotFound || len(missing.Blocks) != 2 {
+				t.Errorf("a missing task's lock: task error %v (want not found), %d blocks, %v", missing.TaskErr, len(missing.Blocks), err)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := exec(`SELECT 1 FROM work_items WHERE id = $1 FOR UPDATE NOWAIT`, id); err != nil {
+			t.Errorf("the task is still locked after the transaction: %v", err)
 		}
 	})
 	t.Run("inside a transaction", func(t *testing.T) {

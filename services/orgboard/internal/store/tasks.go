@@ -2,9 +2,11 @@ package store
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 
 	orgboarddb "github.com/videotpl/platform/gen/db/orgboard"
 	"github.com/videotpl/platform/services/orgboard/internal/domain"
@@ -28,14 +30,38 @@ func (s *Store) GetTask(ctx context.Context, id uuid.UUID) (domain.Task, error) 
 	return task(r), nil
 }
 
-// GetTaskForUpdateWithStanding loads and locks a task, with what user holds along its scope
-// chain, in one statement.
-func (s *Store) GetTaskForUpdateWithStanding(ctx context.Context, id, user uuid.UUID) (domain.Task, domain.Standing, error) {
-	r, err := s.q.GetTaskForUpdateWithStanding(ctx, orgboarddb.GetTaskForUpdateWithStandingParams{ID: id, UserID: user})
-	if err != nil {
-		return domain.Task{}, domain.Standing{}, translate(err, "task")
+// LockTask sends the caller's blocks (when q.Blocks) and the task locked with what the user
+// holds along its scope (one statement) as one batch; in a transaction that has not begun, its
+// BEGIN travels with them (pgxdb.Begin): one round trip.
+func (s *Store) LockTask(ctx context.Context, q domain.TaskLockQuery) (domain.TaskLock, error) {
+	var r domain.TaskLock
+	b := &pgx.Batch{}
+	if q.Blocks {
+		queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
+			_, err := g.ListCallerBlocks(ctx, orgboarddb.ListCallerBlocksParams{UserID: q.User, TenantID: q.Tenant})
+			return err
+		}).Query(func(rows pgx.Rows) (err error) {
+			r.Blocks, err = scanBlocks(rows)
+			return err
+		})
 	}
-	return task(r.WorkItem), standingOf(r.Role, r.TeamLead, r.LeadsSomeTeam), nil
+	queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
+		_, err := g.GetTaskForUpdateWithStanding(ctx, orgboarddb.GetTaskForUpdateWithStandingParams{ID: q.ID, UserID: q.User})
+		return err
+	}).QueryRow(func(row pgx.Row) error {
+		// The generated query scans the batch's row.
+		t, err := orgboarddb.New(rowOf{row}).GetTaskForUpdateWithStanding(ctx, orgboarddb.GetTaskForUpdateWithStandingParams{})
+		if errors.Is(err, pgx.ErrNoRows) {
+			r.TaskErr = translate(err, "task")
+			return nil
+		}
+		r.Task, r.Standing = task(t.WorkItem), standingOf(t.Role, t.TeamLead, t.LeadsSomeTeam)
+		return err
+	})
+	if err := s.sendBatch(ctx, b); err != nil {
+		return domain.TaskLock{}, translate(err, "task")
+	}
+	return r, nil
 }
 
 // ListBoardItems lists every task of a team by created_at then id, in one query.
