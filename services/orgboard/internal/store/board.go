@@ -28,13 +28,7 @@ func (s *Store) ReadBoard(ctx context.Context, q domain.BoardQuery) (domain.Boar
 	var r domain.BoardRead
 	b := &pgx.Batch{}
 	if q.Blocks {
-		queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
-			_, err := g.ListCallerBlocks(ctx, orgboarddb.ListCallerBlocksParams{UserID: q.User, TenantID: q.Tenant})
-			return err
-		}).Query(func(rows pgx.Rows) (err error) {
-			r.Blocks, err = scanBlocks(rows)
-			return err
-		})
+		queueBlocks(ctx, b, q.User, q.Tenant, &r.Blocks)
 	}
 	queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
 		_, err := g.GetTeamWithStanding(ctx, orgboarddb.GetTeamWithStandingParams{ID: q.Team, UserID: q.User})
@@ -61,6 +55,18 @@ func (s *Store) ReadBoard(ctx context.Context, q domain.BoardQuery) (domain.Boar
 		return domain.BoardRead{}, err
 	}
 	return r, nil
+}
+
+// queueBlocks queues on b the caller's blocks (user's bans, tenant's suspensions), read into
+// dst.
+func queueBlocks(ctx context.Context, b *pgx.Batch, user, tenant uuid.UUID, dst *[]domain.Block) {
+	queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
+		_, err := g.ListCallerBlocks(ctx, orgboarddb.ListCallerBlocksParams{UserID: user, TenantID: tenant})
+		return err
+	}).Query(func(rows pgx.Rows) (err error) {
+		*dst, err = scanBlocks(rows)
+		return err
+	})
 }
 
 // sendBatch runs b on the Store's transaction, or on a connection of the pool.

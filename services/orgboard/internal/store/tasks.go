@@ -37,13 +37,7 @@ func (s *Store) LockTask(ctx context.Context, q domain.TaskLockQuery) (domain.Ta
 	var r domain.TaskLock
 	b := &pgx.Batch{}
 	if q.Blocks {
-		queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
-			_, err := g.ListCallerBlocks(ctx, orgboarddb.ListCallerBlocksParams{UserID: q.User, TenantID: q.Tenant})
-			return err
-		}).Query(func(rows pgx.Rows) (err error) {
-			r.Blocks, err = scanBlocks(rows)
-			return err
-		})
+		queueBlocks(ctx, b, q.User, q.Tenant, &r.Blocks)
 	}
 	queue(ctx, b, func(ctx context.Context, g *orgboarddb.Queries) error {
 		_, err := g.GetTaskForUpdateWithStanding(ctx, orgboarddb.GetTaskForUpdateWithStandingParams{ID: q.ID, UserID: q.User})
