@@ -182,7 +182,7 @@ func (t *lazyTx) Conn() *pgx.Conn {
 // Commit commits what the transaction ran; one that ran nothing has nothing to commit.
 func (t *lazyTx) Commit(ctx context.Context) error {
 	if t.tx == nil {
-		t.tx = closedTx{}
+		t.tx = closedTx()
 		return nil
 	}
 	return t.tx.Commit(ctx)
@@ -191,37 +191,19 @@ func (t *lazyTx) Commit(ctx context.Context) error {
 // Rollback rolls back what the transaction ran; one that ran nothing has nothing to undo.
 func (t *lazyTx) Rollback(ctx context.Context) error {
 	if t.tx == nil {
-		t.tx = closedTx{}
+		t.tx = closedTx()
 		return nil
 	}
 	return t.tx.Rollback(ctx)
 }
 
-// closedTx stands for a lazy transaction that ended before it began: every call reports
-// pgx.ErrTxClosed, as pgx's own transactions do once committed or rolled back.
-type closedTx struct{ pgx.Tx }
-
-func (closedTx) Commit(context.Context) error   { return pgx.ErrTxClosed }
-func (closedTx) Rollback(context.Context) error { return pgx.ErrTxClosed }
-func (closedTx) Exec(context.Context, string, ...any) (pgconn.CommandTag, error) {
-	return pgconn.CommandTag{}, pgx.ErrTxClosed
+// closedTx is pgx's own transaction in the state Commit or Rollback leaves it: every call
+// reports pgx.ErrTxClosed. It stands for a lazy transaction that ended before it began.
+func closedTx() pgx.Tx {
+	b := &pgx.Batch{}
+	b.BeginTx(pgx.TxOptions{})
+	return pgx.FailedBatchResults(b, pgx.ErrTxClosed).Tx()
 }
-func (closedTx) Query(context.Context, string, ...any) (pgx.Rows, error) {
-	return errRows{pgx.ErrTxClosed}, pgx.ErrTxClosed
-}
-func (closedTx) QueryRow(context.Context, string, ...any) pgx.Row { return errRow{pgx.ErrTxClosed} }
-func (closedTx) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
-	return pgx.FailedBatchResults(b, pgx.ErrTxClosed)
-}
-func (closedTx) CopyFrom(context.Context, pgx.Identifier, []string, pgx.CopyFromSource) (int64, error) {
-	return 0, pgx.ErrTxClosed
-}
-func (closedTx) Prepare(context.Context, string, string) (*pgconn.StatementDescription, error) {
-	return nil, pgx.ErrTxClosed
-}
-func (closedTx) Begin(context.Context) (pgx.Tx, error) { return nil, pgx.ErrTxClosed }
-func (closedTx) LargeObjects() pgx.LargeObjects        { return pgx.LargeObjects{} }
-func (closedTx) Conn() *pgx.Conn                       { return nil }
 
 // begunResults are the results of a caller's batch sent behind BEGIN, whose result has been
 // read: they start at the caller's first statement.
