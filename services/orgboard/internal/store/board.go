@@ -34,9 +34,8 @@ func (s *Store) ReadBoard(ctx context.Context, q domain.BoardQuery) (domain.Boar
 		_, err := g.GetTeamWithStanding(ctx, orgboarddb.GetTeamWithStandingParams{ID: q.Team, UserID: q.User})
 		return err
 	}).QueryRow(func(row pgx.Row) error {
-		var t orgboarddb.GetTeamWithStandingRow
-		err := row.Scan(&t.Team.ID, &t.Team.OrganizationID, &t.Team.ProductID, &t.Team.Name, &t.Team.CreatedAt,
-			&t.Role, &t.TeamLead, &t.LeadsSomeTeam)
+		// The generated query scans the batch's row.
+		t, err := orgboarddb.New(rowOf{row}).GetTeamWithStanding(ctx, orgboarddb.GetTeamWithStandingParams{})
 		if errors.Is(err, pgx.ErrNoRows) {
 			r.TeamErr = translate(err, "team")
 			return nil
