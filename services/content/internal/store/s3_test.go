@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"sync"
 	"testing"
 	"time"
@@ -335,15 +336,83 @@ func (c *cancelAfter) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// TestPutOfARequestGoneMidwayLeavesNothingBehind sends through a hop that holds each part it
+// has received whole before passing it on, as a storage still writing a part does: the request
+// goes away while parts are held, and a part the storage takes after the upload's abort would
+// bring the upload back.
 func TestPutOfARequestGoneMidwayLeavesNothingBehind(t *testing.T) {
-	s, bucket := newS3(t)
+	direct, bucket := newS3(t)
+	held := &heldParts{target: storetest.S3Config(t).Endpoint, hold: 200 * time.Millisecond, received: make(chan struct{}, 8)}
+	hop := httptest.NewServer(held)
+	defer hop.Close()
+	cfg := storetest.S3Config(t)
+	cfg.Endpoint = hop.URL
+	s, err := store.NewS3(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	body := &cancelAfter{r: bytes.NewReader(randomBytes(30<<20, 8)), limit: 12 << 20, cancel: cancel}
+	// The request goes away after its first two parts (5 MiB each) have reached the hop whole.
+	gone := func() {
+		<-held.received
+		<-held.received
+		cancel()
+	}
+	body := &cancelAfter{r: bytes.NewReader(randomBytes(30<<20, 8)), limit: 12 << 20, cancel: gone}
 	if _, _, err := s.Put(ctx, bucket, "put/gone", "", body); err == nil {
 		t.Fatal("Put of a body cut short succeeded")
 	}
-	if ups := storetest.PendingUploads(t, s.Client(), bucket); len(ups) != 0 {
+	hop.Close() // every part held has reached the storage
+	if ups := storetest.PendingUploads(t, direct.Client(), bucket); len(ups) != 0 {
 		t.Fatalf("multipart uploads left open: %v", ups)
 	}
+}
+
+// heldParts passes requests on to the storage at target. A part, once received whole, is told
+// on received and passed on, but its last KiB only after hold: the storage is still receiving
+// it then, whether or not its sender still waits for it.
+type heldParts struct {
+	target   string
+	hold     time.Duration
+	received chan struct{}
+}
+
+func (h *heldParts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the sender gave up before the request was whole: the storage never sees it
+	}
+	var sent io.Reader = bytes.NewReader(body)
+	if r.URL.Query().Has("partNumber") {
+		h.received <- struct{}{}
+		last := max(len(body)-1024, 0)
+		sent = io.MultiReader(bytes.NewReader(body[:last]), sleepReader(h.hold), bytes.NewReader(body[last:]))
+	}
+	out, err := http.NewRequestWithContext(context.WithoutCancel(r.Context()), r.Method, h.target+r.URL.RequestURI(), sent)
+	if err != nil {
+		panic(err)
+	}
+	out.ContentLength = int64(len(body))
+	out.Header = r.Header.Clone()
+	out.Host = r.Host // the host the request was signed for
+	resp, err := http.DefaultTransport.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer func() { _ = resp.Body.Close() }()
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	_, _ = io.Copy(w, resp.Body)
+}
+
+// sleepReader is an empty reader that takes d to say so.
+type sleepReader time.Duration
+
+func (d sleepReader) Read([]byte) (int, error) {
+	time.Sleep(time.Duration(d))
+	return 0, io.EOF
 }

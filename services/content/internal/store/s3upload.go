@@ -173,15 +173,18 @@ type streamedUpload struct {
 
 // send uploads first (a full part) and the rest of body part by part, then completes the
 // upload; it returns the size sent. The body's read error comes first, then a refused part.
+//
+// A part once handed to the storage is let finish there, even when the request is gone or
+// another part failed: a part the storage is still receiving when the upload is aborted can
+// land after the abort and bring the upload back (S3 says as much of AbortMultipartUpload), so
+// the caller aborts only once no part is in flight. A part still unanswered abortTimeout after
+// the request ended is cancelled all the same.
 func (u *streamedUpload) send(ctx context.Context, body io.Reader, h hash.Hash, first *[]byte) (int64, error) {
-	ctx, cancel := context.WithCancel(ctx)
+	partCtx, cancel := outlive(ctx, abortTimeout)
 	defer cancel()
-	g, gctx := errgroup.WithContext(ctx)
+	g, stop := errgroup.WithContext(ctx) // the request ended or a part failed
 	g.SetLimit(u.s.concurrency)
-	size, readErr := u.feed(gctx, g, body, h, first)
-	if readErr != nil {
-		cancel() // the parts in flight are of an upload that will be aborted
-	}
+	size, readErr := u.feed(partCtx, stop, g, body, h, first)
 	if err := g.Wait(); readErr == nil && err != nil {
 		return 0, err
 	}
@@ -191,9 +194,17 @@ func (u *streamedUpload) send(ctx context.Context, body io.Reader, h hash.Hash, 
 	return size, u.complete(ctx)
 }
 
-// feed hands buf, full, and every further part of body to g, one UploadPart each, until
-// the body ends, fails, or a part fails (ctx is cancelled then).
-func (u *streamedUpload) feed(ctx context.Context, g *errgroup.Group, body io.Reader, h hash.Hash, buf *[]byte) (int64, error) {
+// outlive returns a context with ctx's values that ends grace after ctx ends (or when cancel
+// is called).
+func outlive(ctx context.Context, grace time.Duration) (context.Context, context.CancelFunc) {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() { time.AfterFunc(grace, cancel) })
+	return out, func() { stop(); cancel() }
+}
+
+// feed hands buf, full, and every further part of body to g, one UploadPart each under ctx,
+// until the body ends or fails, or stop is done: it returns stop's cause then.
+func (u *streamedUpload) feed(ctx, stop context.Context, g *errgroup.Group, body io.Reader, h hash.Hash, buf *[]byte) (int64, error) {
 	var size int64
 	n := len(*buf)
 	for num := int32(1); ; num++ {
@@ -211,8 +222,8 @@ func (u *streamedUpload) feed(ctx context.Context, g *errgroup.Group, body io.Re
 			return size, nil // the body ended with this part
 		}
 		select {
-		case <-ctx.Done():
-			return size, nil // a part failed: g.Wait says how
+		case <-stop.Done():
+			return size, context.Cause(stop)
 		default:
 		}
 		buf = u.s.parts.get()
