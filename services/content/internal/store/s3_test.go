@@ -318,29 +318,29 @@ func TestUploadsOneAfterAnotherAndSideBySideStoreOnlyTheirOwnBytes(t *testing.T)
 	wg.Wait()
 }
 
-// cancelAfter cancels a context once limit bytes were read: the client of the request went
-// away in the middle of its body.
-type cancelAfter struct {
+// endsAfter reads r until limit bytes were read, then calls before and ends with err: a
+// request body cut short.
+type endsAfter struct {
 	r      io.Reader
 	limit  int64
 	read   int64
-	cancel context.CancelFunc
+	before func()
+	err    error
 }
 
-func (c *cancelAfter) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	if c.read += int64(n); c.read >= c.limit {
-		c.cancel()
-		return n, context.Canceled
+func (e *endsAfter) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if e.read += int64(n); e.read >= e.limit {
+		e.before()
+		return n, e.err
 	}
 	return n, err
 }
 
-// TestPutOfARequestGoneMidwayLeavesNothingBehind sends through a hop that holds each part it
-// has received whole before passing it on, as a storage still writing a part does: the request
-// goes away while parts are held, and a part the storage takes after the upload's abort would
-// bring the upload back.
-func TestPutOfARequestGoneMidwayLeavesNothingBehind(t *testing.T) {
+// TestPutCutShortWithPartsInFlightLeavesNothingBehind sends through a hop that passes each part
+// on with its last KiB held back: the storage is still receiving the first two parts when the
+// body ends, and a part it takes after the upload's abort would bring the upload back.
+func TestPutCutShortWithPartsInFlightLeavesNothingBehind(t *testing.T) {
 	direct, bucket := newS3(t)
 	held := &heldParts{target: storetest.S3Config(t).Endpoint, hold: 200 * time.Millisecond, received: make(chan struct{}, 8)}
 	hop := httptest.NewServer(held)
@@ -351,34 +351,47 @@ func TestPutOfARequestGoneMidwayLeavesNothingBehind(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	// The request goes away after its first two parts (5 MiB each) have reached the hop whole.
-	gone := func() {
+	// The body ends after its first two parts (5 MiB each) have reached the hop whole.
+	twoParts := func() {
 		<-held.received
 		<-held.received
-		cancel()
 	}
-	body := &cancelAfter{r: bytes.NewReader(randomBytes(30<<20, 8)), limit: 12 << 20, cancel: gone}
-	if _, _, err := s.Put(ctx, bucket, "put/gone", "", body); err == nil {
-		t.Fatal("Put of a body cut short succeeded")
+	put := func(t *testing.T, ctx context.Context, key string, body io.Reader) {
+		t.Helper()
+		if _, _, err := s.Put(ctx, bucket, key, "", body); err == nil {
+			t.Fatal("Put of a body cut short succeeded")
+		}
+		held.inFlight.Wait() // every part held has reached the storage
+		if ups := storetest.PendingUploads(t, direct.Client(), bucket); len(ups) != 0 {
+			t.Fatalf("multipart uploads left open: %v", ups)
+		}
 	}
-	hop.Close() // every part held has reached the storage
-	if ups := storetest.PendingUploads(t, direct.Client(), bucket); len(ups) != 0 {
-		t.Fatalf("multipart uploads left open: %v", ups)
-	}
+	t.Run("the request goes away", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		gone := func() { twoParts(); cancel() }
+		put(t, ctx, "put/gone", &endsAfter{r: bytes.NewReader(randomBytes(30<<20, 8)), limit: 12 << 20, before: gone, err: context.Canceled})
+	})
+	t.Run("the body fails", func(t *testing.T) {
+		tooLarge := errs.E(errs.TooLarge, "the file is larger than allowed")
+		put(t, context.Background(), "put/failed", &endsAfter{r: bytes.NewReader(randomBytes(30<<20, 9)), limit: 12 << 20, before: twoParts, err: tooLarge})
+	})
 }
 
 // heldParts passes requests on to the storage at target. A part, once received whole, is told
 // on received and passed on, but its last KiB only after hold: the storage is still receiving
-// it then, whether or not its sender still waits for it.
+// it then, whether or not its sender still waits for it. inFlight counts the requests not yet
+// answered.
 type heldParts struct {
 	target   string
 	hold     time.Duration
 	received chan struct{}
+	inFlight sync.WaitGroup
 }
 
 func (h *heldParts) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h.inFlight.Add(1)
+	defer h.inFlight.Done()
 	body, err := io.ReadAll(r.Body)
 	if err != nil {
 		return // the sender gave up before the request was whole: the storage never sees it
