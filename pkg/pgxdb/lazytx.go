@@ -2,6 +2,7 @@ package pgxdb
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -16,6 +17,9 @@ import (
 // statement's error. The connection is taken from the pool with the first statement and
 // returned by Commit or Rollback, one of which must be called, as with pgx's own transactions.
 //
+// Writes deferred on the transaction (Defer) travel with its next statement, or with its COMMIT:
+// a transaction whose last statements are deferred writes ends in their round trip.
+//
 // A transaction whose opts carry a BeginQuery (which may hold several statements, which a
 // batch cannot) begins at once, in a round trip of its own, as do the calls that cannot follow
 // a BEGIN in one batch when they come first: CopyFrom, Prepare, a nested Begin, LargeObjects,
@@ -27,41 +31,91 @@ func Begin(ctx context.Context, pool *pgxpool.Pool, opts pgx.TxOptions) (pgx.Tx,
 	return &lazyTx{pool: pool, opts: opts}, nil
 }
 
-// lazyTx is Begin's transaction: tx is nil until the first statement has been sent.
+// lazyTx is Begin's transaction. tx is nil until the first statement has been sent; from then
+// until the transaction ends, conn is its connection and tx pgx's transaction on it. Once
+// ended, conn is nil and tx a closed transaction.
 type lazyTx struct {
-	pool *pgxpool.Pool
-	opts pgx.TxOptions
-	tx   pgx.Tx
+	pool   *pgxpool.Pool
+	opts   pgx.TxOptions
+	conn   *pgxpool.Conn
+	tx     pgx.Tx
+	queued pgx.Batch // deferred writes (Defer), sent ahead of the next statement or with COMMIT
 }
 
 var _ pgx.Tx = (*lazyTx)(nil)
 
-// begin begins the transaction in a round trip of its own, for the calls a batch cannot carry.
+// direct reports whether a statement can go straight to pgx's transaction: it has begun and
+// nothing waits to be sent before the statement.
+func (t *lazyTx) direct() bool { return t.tx != nil && t.queued.Len() == 0 }
+
+// begin makes sure the transaction has begun and nothing waits to be sent, in a round trip of
+// its own, for the calls a batch cannot carry.
 func (t *lazyTx) begin(ctx context.Context) error {
+	if t.queued.Len() > 0 {
+		return t.flush(ctx)
+	}
 	if t.tx != nil {
 		return nil
 	}
-	tx, err := t.pool.BeginTx(ctx, t.opts)
+	c, err := t.pool.Acquire(ctx)
 	if err != nil {
 		return err
 	}
-	t.tx = tx
+	tx, err := c.BeginTx(ctx, t.opts)
+	if err != nil {
+		c.Release()
+		return err
+	}
+	t.conn, t.tx = c, tx
 	return nil
 }
 
-// sendBegun sends BEGIN and qs in one batch and reads BEGIN's result: the batch's results are
+// send sends qs in one batch behind what must go before them: BEGIN when the transaction has
+// not begun, and the deferred writes. It reads the results of those: the batch's results are
 // then at qs[0]. They must be closed before the transaction is used again.
-func (t *lazyTx) sendBegun(ctx context.Context, qs ...*pgx.QueuedQuery) (pgx.BatchResults, error) {
+func (t *lazyTx) send(ctx context.Context, qs ...*pgx.QueuedQuery) (pgx.BatchResults, error) {
 	b := &pgx.Batch{}
-	b.BeginTx(t.opts)
-	b.QueuedQueries = append(b.QueuedQueries, qs...)
-	br := t.pool.SendBatch(ctx, b)
-	t.tx = br.Tx()
-	if _, err := br.Exec(); err != nil {
-		_ = br.Close() // the error to report is the begin's
-		return nil, err
+	begun := t.tx != nil
+	if !begun {
+		b.BeginTx(t.opts)
+	}
+	queued := len(t.queued.QueuedQueries)
+	b.QueuedQueries = append(append(b.QueuedQueries, t.queued.QueuedQueries...), qs...)
+	t.queued = pgx.Batch{}
+	var br pgx.BatchResults
+	if begun {
+		br = t.tx.SendBatch(ctx, b)
+	} else {
+		c, err := t.pool.Acquire(ctx)
+		if err != nil {
+			return nil, err
+		}
+		br = c.SendBatch(ctx, b)
+		t.conn, t.tx = c, br.Tx()
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close() // the error to report is the begin's
+			return nil, err
+		}
+	}
+	for range queued {
+		if _, err := br.Exec(); err != nil {
+			_ = br.Close() // the error to report is the write's
+			return nil, fmt.Errorf("deferred writes: %w", err)
+		}
 	}
 	return br, nil
+}
+
+// flush sends the deferred writes (with BEGIN if the transaction has not begun).
+func (t *lazyTx) flush(ctx context.Context) error {
+	if t.queued.Len() == 0 {
+		return nil
+	}
+	br, err := t.send(ctx)
+	if err != nil {
+		return err
+	}
+	return br.Close()
 }
 
 // batchable reports whether a statement with args can follow BEGIN in a batch: a batch takes
@@ -78,13 +132,13 @@ func batchable(args []any) bool {
 }
 
 func (t *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.CommandTag, error) {
-	if t.tx != nil || !batchable(args) {
+	if t.direct() || !batchable(args) {
 		if err := t.begin(ctx); err != nil {
 			return pgconn.CommandTag{}, err
 		}
 		return t.tx.Exec(ctx, sql, args...)
 	}
-	br, err := t.sendBegun(ctx, &pgx.QueuedQuery{SQL: sql, Arguments: args})
+	br, err := t.send(ctx, &pgx.QueuedQuery{SQL: sql, Arguments: args})
 	if err != nil {
 		return pgconn.CommandTag{}, err
 	}
@@ -96,13 +150,13 @@ func (t *lazyTx) Exec(ctx context.Context, sql string, args ...any) (pgconn.Comm
 }
 
 func (t *lazyTx) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
-	if t.tx != nil || !batchable(args) {
+	if t.direct() || !batchable(args) {
 		if err := t.begin(ctx); err != nil {
 			return errRows{err}, err
 		}
 		return t.tx.Query(ctx, sql, args...)
 	}
-	br, err := t.sendBegun(ctx, &pgx.QueuedQuery{SQL: sql, Arguments: args})
+	br, err := t.send(ctx, &pgx.QueuedQuery{SQL: sql, Arguments: args})
 	if err != nil {
 		return errRows{err}, err
 	}
@@ -121,7 +175,7 @@ func (t *lazyTx) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row 
 }
 
 func (t *lazyTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
-	if t.tx != nil {
+	if t.direct() {
 		return t.tx.SendBatch(ctx, b)
 	}
 	for _, q := range b.QueuedQueries {
@@ -132,7 +186,7 @@ func (t *lazyTx) SendBatch(ctx context.Context, b *pgx.Batch) pgx.BatchResults {
 			return t.tx.SendBatch(ctx, b)
 		}
 	}
-	br, err := t.sendBegun(ctx, b.QueuedQueries...)
+	br, err := t.send(ctx, b.QueuedQueries...)
 	if err != nil {
 		return pgx.FailedBatchResults(b, err)
 	}
@@ -173,32 +227,72 @@ func (t *lazyTx) LargeObjects() pgx.LargeObjects {
 // Conn begins the transaction (with no deadline: the call takes no context) and returns its
 // connection; nil when it could not begin.
 func (t *lazyTx) Conn() *pgx.Conn {
-	if err := t.begin(context.Background()); err != nil {
+	if err := t.begin(context.Background()); err != nil || t.tx == nil {
 		return nil
 	}
 	return t.tx.Conn()
 }
 
-// Commit commits what the transaction ran; one that ran nothing has nothing to commit.
+// Commit commits what the transaction ran; one that ran nothing has nothing to commit. Deferred
+// writes still waiting go with the COMMIT, in one round trip; the first of them that fails is
+// the error, and the transaction is rolled back.
 func (t *lazyTx) Commit(ctx context.Context) error {
-	if t.tx == nil {
+	switch {
+	case t.tx == nil && t.queued.Len() == 0:
 		t.tx = closedTx()
 		return nil
+	case t.queued.Len() == 0 || t.conn == nil && t.tx != nil: // nothing waits, or already ended
+		err := t.tx.Commit(ctx)
+		t.end()
+		return err
 	}
-	return t.tx.Commit(ctx)
+	commit := "COMMIT"
+	if t.opts.CommitQuery != "" {
+		commit = t.opts.CommitQuery
+	}
+	br, err := t.send(ctx, &pgx.QueuedQuery{SQL: commit})
+	var tag pgconn.CommandTag
+	if err == nil {
+		tag, err = br.Exec()
+		if cerr := br.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err == nil && tag.String() == "ROLLBACK" {
+		err = pgx.ErrTxCommitRollback
+	}
+	if err != nil && t.conn != nil && t.conn.Conn().PgConn().TxStatus() != 'I' {
+		_ = t.tx.Rollback(ctx) // the error to report is the write's or the commit's
+	}
+	t.end()
+	return err
 }
 
-// Rollback rolls back what the transaction ran; one that ran nothing has nothing to undo.
+// Rollback rolls back what the transaction ran, and drops the deferred writes still waiting; one
+// that ran nothing has nothing to undo.
 func (t *lazyTx) Rollback(ctx context.Context) error {
+	t.queued = pgx.Batch{}
 	if t.tx == nil {
 		t.tx = closedTx()
 		return nil
 	}
-	return t.tx.Rollback(ctx)
+	err := t.tx.Rollback(ctx)
+	t.end()
+	return err
+}
+
+// end gives the connection back to the pool (which discards it unless it is idle: outside a
+// transaction, nothing pending) and leaves the transaction closed.
+func (t *lazyTx) end() {
+	if t.conn != nil {
+		t.conn.Release()
+		t.conn = nil
+	}
+	t.tx = closedTx()
 }
 
 // closedTx is pgx's own transaction in the state Commit or Rollback leaves it: every call
-// reports pgx.ErrTxClosed. It stands for a lazy transaction that ended before it began.
+// reports pgx.ErrTxClosed. It stands for a lazy transaction that has ended.
 func closedTx() pgx.Tx {
 	b := &pgx.Batch{}
 	b.BeginTx(pgx.TxOptions{})

@@ -207,3 +207,150 @@ func TestATransactionBeginsInItsFirstStatementsRoundTrip(t *testing.T) {
 		t.Errorf("Exec after Commit: %v, want pgx.ErrTxClosed", err)
 	}
 }
+
+// TestDeferredWritesTravelWithTheNextStatementOrTheCommit: on a transaction begun by Begin,
+// writes deferred by Defer go in the round trip of the next statement, whichever way it is sent,
+// or with COMMIT; a refused write, or a refused COMMIT, fails the transaction and leaves nothing
+// behind, and the connection goes back to the pool usable.
+func TestDeferredWritesTravelWithTheNextStatementOrTheCommit(t *testing.T) {
+	ctx := context.Background()
+	var writes writeCounter
+	pool := openPool(t, pgxdb.MaxConns(1), writes.option)
+	if _, err := pool.Exec(ctx, `CREATE TABLE things (id int PRIMARY KEY);
+		CREATE TABLE later (id int UNIQUE DEFERRABLE INITIALLY DEFERRED)`); err != nil {
+		t.Fatal(err)
+	}
+	count := func(table string) (n int) {
+		if err := pool.QueryRow(ctx, "SELECT count(*) FROM "+table).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	const insert = "INSERT INTO things VALUES ($1)"
+	// trips runs fn in a transaction twice (once to prepare its statements on the connection)
+	// and returns the round trips of the second run and its error.
+	trips := func(fn func(tx pgx.Tx) error) (int64, error) {
+		_ = pgxdb.WithTx(ctx, pool, fn)
+		before := writes.n.Load()
+		err := pgxdb.WithTx(ctx, pool, fn)
+		return writes.n.Load() - before, err
+	}
+	id := 100
+	next := func() int { id++; return id }
+
+	// A read, then deferred writes: the writes go with COMMIT.
+	rows := count("things")
+	n, err := trips(func(tx pgx.Tx) error {
+		var seen int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM things").Scan(&seen); err != nil {
+			return err
+		}
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		_, _ = d.Exec(ctx, insert, next())
+		return d.Close(ctx)
+	})
+	if err != nil || n != 2 || count("things") != rows+4 {
+		t.Fatalf("read, then writes: %d round trips, %v, %d rows; want 2 (BEGIN with the read, the writes with COMMIT), no error, %d rows",
+			n, err, count("things"), rows+4)
+	}
+
+	// Deferred writes alone: BEGIN, the writes and COMMIT in one round trip.
+	rows = count("things")
+	n, err = trips(func(tx pgx.Tx) error {
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		return d.Close(ctx)
+	})
+	if err != nil || n != 1 || count("things") != rows+2 {
+		t.Fatalf("writes alone: %d round trips, %v; want 1, no error, %d rows", n, err, rows+2)
+	}
+
+	// Deferred writes, then a read through the transaction itself, then a batch: the read sees
+	// the writes and travels with them; the batch travels alone, and COMMIT too.
+	rows = count("things")
+	n, err = trips(func(tx pgx.Tx) error {
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		if err := d.Close(ctx); err != nil {
+			return err
+		}
+		var mine int
+		if err := tx.QueryRow(ctx, "SELECT count(*) FROM things WHERE id = $1", id).Scan(&mine); err != nil || mine != 1 {
+			t.Errorf("the read after the deferred write saw %d rows of it (%v), want 1", mine, err)
+		}
+		b := &pgx.Batch{}
+		b.Queue(insert, next())
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil || n != 3 || count("things") != rows+4 {
+		t.Fatalf("writes, read, batch: %d round trips, %v; want 3, no error, %d rows", n, err, rows+4)
+	}
+
+	// A refused deferred write fails the commit with its own error: nothing of the transaction
+	// stays, and the one connection is usable again.
+	rows = count("things")
+	before := writes.n.Load()
+	err = pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, insert, next()); err != nil {
+			return err
+		}
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		_, _ = d.Exec(ctx, insert, id) // taken by the write before
+		_, _ = d.Exec(ctx, insert, next())
+		return d.Close(ctx)
+	})
+	refused := writes.n.Load() - before
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || count("things") != rows {
+		t.Fatalf("a refused deferred write: %v, %d rows; want unique_violation and %d rows", err, count("things"), rows)
+	}
+	if refused != 3 {
+		t.Errorf("a refused deferred write: %d round trips, want 3 (BEGIN with the first write, the writes with COMMIT, ROLLBACK)", refused)
+	}
+
+	// A COMMIT the server refuses (a deferred unique check) is the commit's error; nothing stays.
+	err = pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, "INSERT INTO later VALUES (1)")
+		_, _ = d.Exec(ctx, "INSERT INTO later VALUES (1)")
+		return d.Close(ctx)
+	})
+	if !errors.As(err, &pgErr) || pgErr.Code != "23505" || count("later") != 0 {
+		t.Fatalf("a refused COMMIT: %v, %d rows; want unique_violation and none", err, count("later"))
+	}
+
+	// A transaction rolled back drops its deferred writes, sending nothing that was only queued.
+	rows = count("things")
+	before = writes.n.Load()
+	err = pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		_ = d.Close(ctx)
+		return errors.New("changed my mind")
+	})
+	if sent := writes.n.Load() - before; err == nil || count("things") != rows || sent != 0 {
+		t.Fatalf("a rolled-back transaction: %v, %d rows, %d round trips; want its error, %d rows, none",
+			err, count("things"), sent, rows)
+	}
+
+	// Once committed with its writes, the transaction is closed like pgx's.
+	tx, err := pgxdb.Begin(ctx, pool, pgx.TxOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = pgxdb.Defer(tx).Exec(ctx, insert, next())
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(ctx); !errors.Is(err, pgx.ErrTxClosed) {
+		t.Errorf("Rollback after Commit: %v, want pgx.ErrTxClosed", err)
+	}
+	if _, err := tx.Exec(ctx, insert, next()); !errors.Is(err, pgx.ErrTxClosed) {
+		t.Errorf("Exec after Commit: %v, want pgx.ErrTxClosed", err)
+	}
+	if n := pool.Stat().AcquiredConns(); n != 0 {
+		t.Errorf("%d connections still acquired", n)
+	}
+}
