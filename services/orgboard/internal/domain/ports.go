@@ -10,10 +10,11 @@ type Store interface {
 	// back otherwise.
 	InTx(ctx context.Context, fn func(Store) error) error
 	// Pipeline runs fn, inside a transaction, with a Store whose writes are queued and sent
-	// together in one round trip when fn returns: for the last writes of a change (the change,
-	// its audit entry, its event), whose outcome is their error alone. The first write that
-	// fails is Pipeline's error, untranslated; a read through the Store fn is given first sends
-	// the writes queued before it, and sees them.
+	// together in one round trip, with the transaction's next statement or with its COMMIT: for
+	// the last writes of a change (the change, its audit entry, its event), whose outcome is
+	// their error alone. The first write that fails is the error of that statement or of the
+	// transaction's commit, untranslated; a read through the Store fn is given first sends the
+	// writes queued before it, and sees them.
 	Pipeline(ctx context.Context, fn func(Store) error) error
 
 	AccessStore

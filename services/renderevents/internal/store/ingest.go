@@ -103,7 +103,7 @@ func (s *Store) applyNew(ctx context.Context, consumer string, evs []domain.Even
 		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}, fresh); err != nil {
 			return err
 		}
-		return w.Flush(ctx)
+		return w.Close(ctx)
 	})
 }
 
@@ -125,12 +125,12 @@ func (s *Store) ApplyOnce(ctx context.Context, consumer string, ev domain.Event,
 		if err := fn(ctx, &ingestTx{q: db.New(w), w: w}); err != nil {
 			return err
 		}
-		return w.Flush(ctx)
+		return w.Close(ctx)
 	})
 }
 
 // ingestTx is a batch's transaction; its writes are deferred (pgxdb.Deferred) and sent
-// together before the next read and at the end.
+// together with the next read, and the last of them with the COMMIT.
 type ingestTx struct {
 	q *db.Queries
 	w *pgxdb.Deferred
