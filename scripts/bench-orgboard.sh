@@ -87,9 +87,10 @@ postmaster=$(postmaster_pid "$dburl")
 # service sends them); a move's transaction: BEGIN, the caller's blocks and the item locked with
 # the caller's standing in one pipeline (one round trip, as the service sends them: a
 # transaction's BEGIN travels with its first statements, and a change of a task reads the blocks
-# with the task), then in one pipeline update, audit insert and the outbox row of its event
-# (orgboard.task.moved.v1, an envelope of the same size), into bench_outbox, a table like the
-# outbox that the service's forwarder does not read. Not counted: the forwarder's later work on
+# with the task), then in one pipeline update, audit insert, the outbox row of its event
+# (orgboard.task.moved.v1, an envelope of the same size, into bench_outbox, a table like the
+# outbox that the service's forwarder does not read) and COMMIT (a transaction's last writes
+# travel with its COMMIT). Not counted: the forwarder's later work on
 # that outbox row.
 payload=$(jq -cn --arg data "$(head -c 820 /dev/zero | tr '\0' A)" '{destination_topic: "orgboard.task.moved.v1",
   uuid: "01a20c2b-3124-77a7-ab0b-1e19a0f91eaf", payload: $data, metadata: {event_type: "orgboard.task.moved.v1",
@@ -115,14 +116,17 @@ SELECT w.id, w.organization_id, w.team_id, w.type, w.title, w.description, w.sta
 UPDATE work_items SET status = CASE status WHEN 'in_progress' THEN 'in_review' ELSE 'in_progress' END, updated_at = now() WHERE id = (SELECT id FROM bench_items WHERE n = :i);
 INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES (gen_random_uuid(), :org, :member, 'user', NULL, 'task.moved', 'team', (SELECT team_id FROM bench_items WHERE n = :i), 'work_item', (SELECT id FROM bench_items WHERE n = :i), '{"status": "in_progress"}', '{"status": "in_review"}', now());
 INSERT INTO bench_outbox (uuid, payload, metadata) VALUES (gen_random_uuid()::text, '$payload', '{}');
-\\endpipeline
 END;
+\\endpipeline
 SQL
 
 TIMEFORMAT='%U %S'
 
 # service_round S R: one round of the service on request S, with its CPU per request: the
 # service process, its PostgreSQL backends and the load generator (bash's time: user + system).
+# Each round begins with a second of unmeasured load, every worker at once (the load generator's
+# --warmup), as pgbench's first second is not counted; CPU is per request made, the warm-up's
+# among them, as pgbench's is per transaction of its whole run.
 # A move's events reach the broker through the outbox after their transactions: the service's
 # figure is only honest if its forwarder kept up, so the rows still waiting when the load stops
 # are counted, and its CPU counts until the outbox is empty.
@@ -196,9 +200,9 @@ pct() { sort -n "$1" | awk -v q="$2" '{v[NR] = $1} END {print v[int((NR - 1) * q
 for s in board move; do
   jq -s '{rps: ((map(.requests) | add) / (map(.seconds) | add)), requests: (map(.requests) | add),
     p50_ms: (map(.p50_ms) | sort | .[length / 2 | floor]), p99_ms: (map(.p99_ms) | sort | .[length / 2 | floor]),
-    process_us: ((map(.svc_ticks) | add) * 1e4 / (map(.requests) | add)),
-    pg_us: ((map(.pg_ticks) | add) * 1e4 / (map(.requests) | add)),
-    loadgen_us: ((map(.loadgen_s) | add) * 1e6 / (map(.requests) | add)),
+    process_us: ((map(.svc_ticks) | add) * 1e4 / (map(.calls) | add)),
+    pg_us: ((map(.pg_ticks) | add) * 1e4 / (map(.calls) | add)),
+    loadgen_us: ((map(.loadgen_s) | add) * 1e6 / (map(.calls) | add)),
     backlog: (map(.backlog) | max), left: (map(.left) | max), rounds: map(.rps)}' \
     "$tmp/$s".svc.*.cpu.json >"$tmp/$s.service.json"
   for c in "${clients[@]}"; do

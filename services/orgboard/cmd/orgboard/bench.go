@@ -26,6 +26,7 @@ type benchResult struct {
 	Concurrency int     `json:"concurrency"`
 	Seconds     float64 `json:"seconds"`
 	Requests    int     `json:"requests"`
+	Calls       int     `json:"calls"` // every request made, the warm-up's among them (for CPU per request)
 	Errors      int     `json:"errors"`
 	RPS         float64 `json:"rps"`
 	P50ms       float64 `json:"p50_ms"`
@@ -44,6 +45,7 @@ func bench(ctx context.Context, args []string) error {
 	user := fs.String("user", "", "user id the requests are made as (a member of the teams' organization)")
 	concurrency := fs.Int("concurrency", 32, "concurrent requests")
 	duration := fs.Duration("duration", 20*time.Second, "how long to load")
+	warmup := fs.Duration("warmup", time.Second, "unmeasured load before, every worker at once")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -117,39 +119,45 @@ func bench(ctx context.Context, args []string) error {
 		return usageErr("--scenario must be board or move")
 	}
 
-	// Warm up (connections, prepared statements), then measure.
-	for w := range *concurrency {
-		work(w, 0)
-	}
+	// Every worker loads at once, first unmeasured for the warm-up: the service's pool opens its
+	// connections and they prepare their statements, as pgbench's first second and each of its
+	// clients' first transactions are not counted either. next[w] is worker w's next call.
 	var (
 		mu        sync.Mutex
 		latencies []time.Duration
 		errCount  int
 		wg        sync.WaitGroup
+		next      = make([]int, *concurrency)
 	)
-	deadline := time.Now().Add(*duration)
-	start := time.Now()
-	for w := range *concurrency {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var mine []time.Duration
-			bad := 0
-			for i := 1; time.Now().Before(deadline) && ctx.Err() == nil; i++ {
-				t0 := time.Now()
-				if work(w, i) {
-					mine = append(mine, time.Since(t0))
-				} else {
-					bad++
+	run := func(until time.Time, measured bool) {
+		for w := range *concurrency {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var mine []time.Duration
+				bad := 0
+				for ; time.Now().Before(until) && ctx.Err() == nil; next[w]++ {
+					t0 := time.Now()
+					if work(w, next[w]) {
+						mine = append(mine, time.Since(t0))
+					} else {
+						bad++
+					}
 				}
-			}
-			mu.Lock()
-			latencies = append(latencies, mine...)
-			errCount += bad
-			mu.Unlock()
-		}()
+				if !measured {
+					return
+				}
+				mu.Lock()
+				latencies = append(latencies, mine...)
+				errCount += bad
+				mu.Unlock()
+			}()
+		}
+		wg.Wait()
 	}
-	wg.Wait()
+	run(time.Now().Add(*warmup), false)
+	start := time.Now()
+	run(start.Add(*duration), true)
 	elapsed := time.Since(start).Seconds()
 	slices.Sort(latencies)
 	pct := func(p float64) float64 {
@@ -159,7 +167,7 @@ func bench(ctx context.Context, args []string) error {
 		return float64(latencies[int(p*float64(len(latencies)-1))].Microseconds()) / 1000
 	}
 	res := benchResult{Scenario: *scenario, Concurrency: *concurrency, Seconds: elapsed, Requests: len(latencies),
-		Errors: errCount, RPS: float64(len(latencies)) / elapsed, P50ms: pct(0.50), P99ms: pct(0.99)}
+		Calls: sumInts(next), Errors: errCount, RPS: float64(len(latencies)) / elapsed, P50ms: pct(0.50), P99ms: pct(0.99)}
 	if err := json.NewEncoder(os.Stdout).Encode(res); err != nil {
 		return err
 	}
@@ -214,4 +222,11 @@ func itemsInProgress(ctx context.Context, base, token string, teams []string) ([
 		return nil, errors.New("no item is in progress: seed with seed --bench")
 	}
 	return ids, nil
+}
+
+func sumInts(xs []int) (n int) {
+	for _, x := range xs {
+		n += x
+	}
+	return n
 }
