@@ -112,18 +112,16 @@ func (f *forwarder) forwardBatch(ctx context.Context) (read int, err error) {
 		}
 		var sent int
 		sent, publishErr = f.publish(ctx, batch)
+		// The deletions travel with the COMMIT. What was forwarded is committed even when a
+		// later run failed.
+		w := pgxdb.Defer(tx)
 		if sent > 0 {
-			if _, err := tx.Exec(ctx, `DELETE FROM watermill_outbox WHERE "offset" = ANY($1)`, batch.offsets[:sent]); err != nil {
-				return err
-			}
+			_, _ = w.Exec(ctx, `DELETE FROM watermill_outbox WHERE "offset" = ANY($1)`, batch.offsets[:sent])
 		}
 		if len(batch.unreadable) > 0 {
-			if _, err := tx.Exec(ctx, `UPDATE watermill_outbox SET acked = true WHERE "offset" = ANY($1)`, batch.unreadable); err != nil {
-				return err
-			}
+			_, _ = w.Exec(ctx, `UPDATE watermill_outbox SET acked = true WHERE "offset" = ANY($1)`, batch.unreadable)
 		}
-		// What was forwarded is committed even when a later run failed.
-		return nil
+		return w.Close(ctx)
 	})
 	return read, errors.Join(err, publishErr)
 }
