@@ -287,6 +287,25 @@ func TestDeferredWritesTravelWithTheNextStatementOrTheCommit(t *testing.T) {
 		t.Fatalf("writes, read, batch: %d round trips, %v; want 3, no error, %d rows", n, err, rows+4)
 	}
 
+	// A statement a batch cannot carry (COPY) sends the deferred writes first: the COPY of the
+	// id a deferred write inserted is refused, and nothing of the transaction stays.
+	rows = count("things")
+	var copyErr error
+	_ = pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, "SELECT 1").Scan(new(int)); err != nil { // begun before the write
+			return err
+		}
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		_ = d.Close(ctx)
+		_, copyErr = tx.CopyFrom(ctx, pgx.Identifier{"things"}, []string{"id"}, pgx.CopyFromRows([][]any{{id}}))
+		return copyErr
+	})
+	if pgErr := (*pgconn.PgError)(nil); !errors.As(copyErr, &pgErr) || pgErr.Code != "23505" || count("things") != rows {
+		t.Fatalf("a COPY after a deferred write of the same id: %v, %d rows; want the COPY refused (unique_violation) and %d rows",
+			copyErr, count("things"), rows)
+	}
+
 	// A refused deferred write fails the commit with its own error: nothing of the transaction
 	// stays, and the one connection is usable again.
 	rows = count("things")
