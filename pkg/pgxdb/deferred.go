@@ -54,7 +54,7 @@ func (d *Deferred) SendBatch(_ context.Context, b *pgx.Batch) pgx.BatchResults {
 	return queuedResults{}
 }
 
-// Query sends the queued writes, then runs the query.
+// Query runs the query after the queued writes (in their round trip on Begin's transactions).
 func (d *Deferred) Query(ctx context.Context, sql string, args ...any) (pgx.Rows, error) {
 	if err := d.flushOwn(ctx); err != nil {
 		return nil, err
@@ -62,7 +62,7 @@ func (d *Deferred) Query(ctx context.Context, sql string, args ...any) (pgx.Rows
 	return d.Tx.Query(ctx, sql, args...)
 }
 
-// QueryRow sends the queued writes, then runs the query.
+// QueryRow runs the query after the queued writes (in their round trip on Begin's transactions).
 func (d *Deferred) QueryRow(ctx context.Context, sql string, args ...any) pgx.Row {
 	if err := d.flushOwn(ctx); err != nil {
 		return errRow{err}
@@ -78,7 +78,7 @@ func (d *Deferred) CopyFrom(ctx context.Context, table pgx.Identifier, columns [
 	return d.Tx.CopyFrom(ctx, table, columns, rows)
 }
 
-// Commit sends the queued writes, then commits.
+// Commit commits after the queued writes (in their round trip on Begin's transactions).
 func (d *Deferred) Commit(ctx context.Context) error {
 	if err := d.flushOwn(ctx); err != nil {
 		return err
