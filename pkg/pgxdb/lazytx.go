@@ -44,6 +44,9 @@ type lazyTx struct {
 
 var _ pgx.Tx = (*lazyTx)(nil)
 
+// ended reports whether Commit or Rollback has ended the transaction.
+func (t *lazyTx) ended() bool { return t.tx != nil && t.conn == nil }
+
 // direct reports whether a statement can go straight to pgx's transaction: it has begun and
 // nothing waits to be sent before the statement.
 func (t *lazyTx) direct() bool { return t.tx != nil && t.queued.Len() == 0 }
@@ -241,7 +244,7 @@ func (t *lazyTx) Commit(ctx context.Context) error {
 	case t.tx == nil && t.queued.Len() == 0:
 		t.tx = closedTx()
 		return nil
-	case t.queued.Len() == 0 || t.conn == nil && t.tx != nil: // nothing waits, or already ended
+	case t.queued.Len() == 0 || t.ended():
 		err := t.tx.Commit(ctx)
 		t.end()
 		return err
