@@ -6,7 +6,7 @@ SHELL := /usr/bin/env bash
 SERVICES := content orgboard renderevents
 OAPI_PARTS := types server client spec
 TOOLS_DIR := bin/tools
-GO_TOOLS := oapi-codegen sqlc goose oasdiff golangci-lint
+GO_TOOLS := oapi-codegen sqlc oasdiff golangci-lint
 NPX := npx --no-install
 
 # Every module of the workspace, for vet/lint/test (go.work lists them).
