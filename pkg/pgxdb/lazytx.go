@@ -84,15 +84,16 @@ func (t *lazyTx) send(ctx context.Context, qs ...*pgx.QueuedQuery) (pgx.BatchRes
 	}
 	queued := len(t.queued.QueuedQueries)
 	b.QueuedQueries = append(append(b.QueuedQueries, t.queued.QueuedQueries...), qs...)
-	t.queued = pgx.Batch{}
 	var br pgx.BatchResults
 	if begun {
+		t.queued = pgx.Batch{}
 		br = t.tx.SendBatch(ctx, b)
 	} else {
 		c, err := t.pool.Acquire(ctx)
 		if err != nil {
-			return nil, err
+			return nil, err // nothing was sent: the writes wait for the next statement
 		}
+		t.queued = pgx.Batch{}
 		br = c.SendBatch(ctx, b)
 		t.conn, t.tx = c, br.Tx()
 		if _, err := br.Exec(); err != nil {

@@ -354,6 +354,24 @@ func TestDeferredWritesTravelWithTheNextStatementOrTheCommit(t *testing.T) {
 			err, count("things"), sent, rows)
 	}
 
+	// A statement that could not get a connection (its context ended first) sent nothing: the
+	// deferred writes before it still go with the COMMIT.
+	rows = count("things")
+	err = pgxdb.WithTx(ctx, pool, func(tx pgx.Tx) error {
+		d := pgxdb.Defer(tx)
+		_, _ = d.Exec(ctx, insert, next())
+		_ = d.Close(ctx)
+		ended, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := tx.QueryRow(ended, "SELECT 1").Scan(new(int)); !errors.Is(err, context.Canceled) {
+			t.Errorf("a read on an ended context: %v, want context.Canceled", err)
+		}
+		return nil
+	})
+	if err != nil || count("things") != rows+1 {
+		t.Fatalf("writes, then a read that never left: %v, %d rows; want no error and %d rows", err, count("things"), rows+1)
+	}
+
 	// Once committed with its writes, the transaction is closed like pgx's.
 	tx, err := pgxdb.Begin(ctx, pool, pgx.TxOptions{})
 	if err != nil {
