@@ -108,6 +108,7 @@ type Container struct {
 	UpdatedAt   time.Time
 	DeletedAt   *time.Time
 	Search      interface{}
+	CountBucket int16
 }
 
 type ContainerCategory struct {

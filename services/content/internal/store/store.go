@@ -26,7 +26,7 @@ import (
 // HandleOnce runs fn in a transaction that records (consumer, jobID) in the inbox.
 func (s *Store) HandleOnce(ctx context.Context, consumer string, jobID uuid.UUID, fn func(domain.Store) error) (bool, error) {
 	return bus.HandleOnce(ctx, s.pool, consumer, jobID, func(ctx context.Context, tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true})
+		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true, catalog: s.catalog})
 	})
 }
 
@@ -45,13 +45,15 @@ type Store struct {
 	db   contentdb.DBTX
 	q    *contentdb.Queries
 	inTx bool
+	// catalog decides how the catalog search counts its total (see bucketWalk).
+	catalog *catalogSize
 }
 
 var _ domain.Store = (*Store)(nil)
 
 // New returns a store on pool.
 func New(pool *pgxpool.Pool) *Store {
-	return &Store{pool: pool, db: pool, q: contentdb.New(pool)}
+	return &Store{pool: pool, db: pool, q: contentdb.New(pool), catalog: &catalogSize{}}
 }
 
 // InTx runs fn in one transaction; inside a transaction it just runs fn.
@@ -60,7 +62,7 @@ func (s *Store) InTx(ctx context.Context, fn func(domain.Store) error) error {
 		return fn(s)
 	}
 	return pgxdb.WithTx(ctx, s.pool, func(tx pgx.Tx) error {
-		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true})
+		return fn(&Store{pool: s.pool, db: tx, q: contentdb.New(tx), inTx: true, catalog: s.catalog})
 	})
 }
 

@@ -2,8 +2,10 @@ package store
 
 import (
 	"context"
+	"math/bits"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
@@ -64,7 +66,7 @@ var templateOrders = map[domain.TemplateSort]string{
 // total counted up to q.CountUpTo: the page and the count are planned apart, each stopping at
 // its own limit, and the aspects are read for the page's rows only. It is exported so that the
 // benchmark runs the very same SQL through pgbench.
-func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
+func templateSearchSQL(q domain.TemplateQuery, walk bool) (string, []any) {
 	var (
 		where strings.Builder
 		args  []any
@@ -106,6 +108,14 @@ func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 	limit, offset := arg(int64(q.Page.Size+1)), arg(int64(q.Page.Offset()))
 	upTo := arg(int64(max(q.CountUpTo, 1)))
 	filter := where.String()
+	total := "(SELECT count(*) FROM (SELECT 1 FROM containers c WHERE " + filter + "\n" +
+		"                              LIMIT " + upTo + ") counted) AS total"
+	if bucketed(q) {
+		if walk {
+			total = bucketWalk(filter, upTo) + " AS total"
+		}
+		total += ",\n       (SELECT last_value FROM containers_count_seq) AS catalog_added"
+	}
 	return `WITH page AS (
   SELECT c.id, c.slug, c.name, c.image, c.demo, c.mini_demo, c.is_premium, c.is_mockup,
          c.primary_mode, c.rate_avg, c.rate_count, c.use_count, c.created_at
@@ -116,13 +126,70 @@ func templateSearchSQL(q domain.TemplateQuery) (string, []any) {
 )
 SELECT id, slug, name, image, demo, mini_demo, is_premium, is_mockup, primary_mode, rate_avg,
        rate_count, use_count,
-       (SELECT count(*) FROM (SELECT 1 FROM containers c WHERE ` + filter + `
-                              LIMIT ` + upTo + `) counted) AS total,
+       ` + total + `,
        ARRAY(SELECT DISTINCT p.aspect FROM projects p
              WHERE p.container_id = page.id AND p.aspect <> ''` + projectVisible + `
              ORDER BY p.aspect) AS available_aspects
 FROM page
 ORDER BY ` + order, args
+}
+
+// The catalog search's total through the GIN index. Counting the matches of a search by text,
+// tags or category through containers_visible_filter_idx builds a bitmap of every match in the
+// catalog before the first is counted, so the count's cost grows with the catalog even though
+// it stops at 1,000. Every template carries a counting bucket by the order templates were
+// added (migration 00005: bucket k holds the 2^k x 16,384 templates after the first
+// (2^k - 1) x 16,384), and the bucket is a key of the same index: a large catalog's total is
+// counted bucket by bucket, from the oldest, until the bound is reached, which reads about as
+// many templates as it takes to find the bound's matches however large the catalog is (at a
+// million templates and 15,000 matches, 4.2 ms instead of 21.5). On a small catalog the one
+// count is cheaper: the walk is planned on top of the page and the count (about 0.5 ms), and
+// a catalog of a few buckets is read whole either way (at 100,000 templates the walk took 2.6
+// ms against 1.5). Each such search also reads how many templates were ever added, and the
+// store walks once that reaches the fifth bucket (245,760); either way the total is exact.
+const (
+	countBucketSize = 16384
+	walkFromAdded   = 15 * countBucketSize // the first template of bucket 4
+)
+
+// countBucket is containers_count_bucket: the bucket of the template added seq-th (from 0).
+func countBucket(seq int64) int {
+	return bits.Len64(uint64(seq/countBucketSize+1)) - 1 //nolint:gosec // seq >= 0
+}
+
+// bucketed says whether q's total is counted through the GIN index that holds the buckets:
+// a public search by text, tags or category.
+func bucketed(q domain.TemplateQuery) bool {
+	return !q.IncludeUnpublished && (q.Text != "" || len(q.TagIDs) > 0 || q.CategoryID != nil)
+}
+
+// bucketWalk counts the templates matching filter up to upTo, bucket by bucket: each step
+// counts one bucket's matches, up to what the bound still lacks, and the walk ends at the
+// bound or after the bucket of the last template added (the sequence is read in the
+// statement, after its snapshot was taken, so it covers every template the snapshot sees).
+func bucketWalk(filter, upTo string) string {
+	return `(WITH RECURSIVE walk(bucket, counted) AS (
+         SELECT 0::smallint, (SELECT count(*) FROM (SELECT 1 FROM containers c WHERE ` + filter + `
+             AND c.count_bucket = 0::smallint LIMIT ` + upTo + `) b)
+         UNION ALL
+         SELECT (w.bucket + 1)::smallint, w.counted + (SELECT count(*) FROM (SELECT 1 FROM containers c WHERE ` + filter + `
+             AND c.count_bucket = (w.bucket + 1)::smallint LIMIT ` + upTo + ` - w.counted) b)
+         FROM walk w
+         WHERE w.counted < ` + upTo + `
+           AND w.bucket < (SELECT containers_count_bucket(last_value) FROM containers_count_seq))
+       SELECT max(counted) FROM walk)`
+}
+
+// catalogSize is how many templates had been added to the catalog when a search last read it,
+// shared by the store and the stores of its transactions.
+type catalogSize struct{ added atomic.Int64 }
+
+func (c *catalogSize) walk() bool { return c != nil && c.added.Load() >= walkFromAdded }
+
+func (c *catalogSize) saw(added int64) {
+	if c != nil {
+		c.added.Store(added)
+	}
 }
 
 // searchArgs puts before args the way pgx sends the search. A search by text, tags or category
@@ -144,7 +211,7 @@ func searchArgs(q domain.TemplateQuery, args []any) []any {
 
 // ListTemplates runs the catalog search.
 func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) (domain.TemplatePage, error) {
-	sql, args := templateSearchSQL(q)
+	sql, args := templateSearchSQL(q, s.catalog.walk())
 	raw, err := s.db.Query(ctx, sql, searchArgs(q, args)...)
 	if err != nil {
 		return domain.TemplatePage{}, err
@@ -157,11 +224,15 @@ func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) (doma
 		c         domain.TemplateCard
 		rateCount int32
 		total     int64
+		added     int64
 	)
 	// One set of destinations for every row: each row is copied out of c.
 	dest := []any{&c.ContainerID, &c.Slug, &c.Name, &c.Image, &c.Demo, &c.MiniDemo,
-		&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total,
-		&c.AvailableAspects}
+		&c.IsPremium, &c.IsMockup, &c.PrimaryMode, &c.RateAvg, &rateCount, &c.UseCount, &total}
+	if bucketed(q) {
+		dest = append(dest, &added)
+	}
+	dest = append(dest, &c.AvailableAspects)
 	for rows.Next() {
 		c = domain.TemplateCard{}
 		if err := rows.Scan(dest...); err != nil {
@@ -172,6 +243,9 @@ func (s *Store) ListTemplates(ctx context.Context, q domain.TemplateQuery) (doma
 	}
 	if err := rows.Err(); err != nil {
 		return domain.TemplatePage{}, err
+	}
+	if len(page.Cards) > 0 && bucketed(q) {
+		s.catalog.saw(added)
 	}
 	if len(page.Cards) > q.Page.Size {
 		page.Cards, page.More = page.Cards[:q.Page.Size], true
