@@ -75,6 +75,13 @@ func (r *Recorder) TraceQueryStart(ctx context.Context, _ *pgx.Conn, d pgx.Trace
 	return ctx
 }
 
+// Reset forgets the statements recorded so far.
+func (r *Recorder) Reset() {
+	r.mu.Lock()
+	r.Statements = nil
+	r.mu.Unlock()
+}
+
 // TraceQueryEnd does nothing.
 func (r *Recorder) TraceQueryEnd(context.Context, *pgx.Conn, pgx.TraceQueryEndData) {}
 
