@@ -12,7 +12,10 @@
 # bench_items: an index probe inside each statement).
 # Beside the rates it prints CPU per request, which the load of the minute moves much less: the
 # service process (for moves until its outbox is empty), its PostgreSQL backends and the load
-# generator, against pgbench's process and backends at the service's pool size.
+# generator, against pgbench's process and backends at the service's pool size. Each round of
+# moves also loads the move's floor (bin/orgboard bench-floor: a bare net/http and pgx server
+# sending the same two pipelines, nothing else), which says how much of the gap to pgbench is
+# Go's and HTTP's rather than the service's.
 # Knobs: BENCH_DB (orgboard_bench), BENCH_DURATION (20s per side and request, over all rounds),
 # BENCH_ROUNDS (4), BENCH_CONCURRENCY (32),
 # BENCH_DB_CONNS (the service's pool, DB_MAX_CONNS: 16, the services' default), BENCH_PGBENCH_CLIENTS
@@ -65,9 +68,10 @@ ANALYZE;
 SQL
 
 tmp=$(mktemp -d)
-pid=
+pid= fpid=
 cleanup() {
   [[ -n $pid ]] && kill "$pid" 2>/dev/null
+  [[ -n $fpid ]] && kill "$fpid" 2>/dev/null
   wait 2>/dev/null
   [[ -n ${BENCH_KEEP_DB:-} ]] || psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" >/dev/null 2>&1 || true
   rm -rf "$tmp"
@@ -120,6 +124,14 @@ END;
 \\endpipeline
 SQL
 
+# The floor of the move: a bare Go server (net/http, pgx) sending the same two pipelines and
+# nothing else (bin/orgboard bench-floor), loaded by the same load generator after the service in
+# each round: how far Go and HTTP alone stay from pgbench on this machine.
+fport=$(free_port 18083)
+DB_MAX_CONNS=$conns bin/orgboard bench-floor --addr "127.0.0.1:$fport" --user "$member" --outbox-payload "$payload" 2>"$tmp/floor.log" &
+fpid=$!
+wait_port 127.0.0.1 "$fport" 30 || { cat "$tmp/floor.log" >&2; die "bin/orgboard bench-floor did not start"; }
+
 TIMEFORMAT='%U %S'
 
 # service_round S R: one round of the service on request S, with its CPU per request: the
@@ -131,10 +143,11 @@ TIMEFORMAT='%U %S'
 # figure is only honest if its forwarder kept up, so the rows still waiting when the load stops
 # are counted, and its CPU counts until the outbox is empty.
 service_round() {
-  local s=$1 r=$2 out=$tmp/$1.svc.$2 backlog=0 drained left=0
+  local s=$1 r=$2 label=${3:-$1} at=${4:-$port} proc=${5:-$pid}
+  local out=$tmp/$label.svc.$r backlog=0 drained left=0
   backend_ticks "$dburl" "" >"$out.pg0"
-  local svc0; svc0=$(cpu_ticks "$pid")
-  { time bin/orgboard bench --url "http://127.0.0.1:$port" --scenario "$s" --teams "$team_ids" --user "$member" \
+  local svc0; svc0=$(cpu_ticks "$proc")
+  { time bin/orgboard bench --url "http://127.0.0.1:$at" --scenario "$s" --teams "$team_ids" --user "$member" \
     --concurrency "$concurrency" --duration "${round}s" >"$out.json"; } 2>"$out.loadgen"
   if [[ $s == move ]]; then
     backlog=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
@@ -142,7 +155,7 @@ service_round() {
     while (( $(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox") > 0 && SECONDS - drained < 120 )); do sleep 0.2; done
     left=$(psql "$dburl" -Atc "SELECT count(*) FROM watermill_outbox")
   fi
-  local svc1; svc1=$(cpu_ticks "$pid")
+  local svc1; svc1=$(cpu_ticks "$proc")
   backend_ticks "$dburl" "" >"$out.pg1"
   jq --argjson svc "$((svc1 - svc0))" --argjson pg "$(ticks_since "$out.pg0" "$out.pg1")" \
     --arg lg "$(tail -1 "$out.loadgen")" --argjson backlog "$backlog" --argjson left "$left" \
@@ -189,15 +202,16 @@ for ((r = 1; r <= rounds; r++)); do
   for s in board move; do
     log "round $r/$rounds: $s, service then pgbench (${clients[*]} clients), ${round}s each"
     service_round "$s" "$r"
+    [[ $s == move ]] && service_round move "$r" floor "$fport" "$fpid"
     for c in "${clients[@]}"; do pgbench_round "$s" "$c" "$r"; done
   done
 done
-kill "$pid"; wait "$pid" 2>/dev/null || true; pid=
+kill "$pid" "$fpid"; wait "$pid" "$fpid" 2>/dev/null || true; pid= fpid=
 
 # Merged over the rounds: rates are requests over summed seconds; pgbench's percentiles are of
 # every counted transaction, the service's the median of its rounds'.
 pct() { sort -n "$1" | awk -v q="$2" '{v[NR] = $1} END {print v[int((NR - 1) * q / 100) + 1] / 1000}'; }
-for s in board move; do
+for s in board move floor; do
   jq -s '{rps: ((map(.requests) | add) / (map(.seconds) | add)), requests: (map(.requests) | add),
     p50_ms: (map(.p50_ms) | sort | .[length / 2 | floor]), p99_ms: (map(.p99_ms) | sort | .[length / 2 | floor]),
     process_us: ((map(.svc_ticks) | add) * 1e4 / (map(.calls) | add)),
@@ -205,6 +219,7 @@ for s in board move; do
     loadgen_us: ((map(.loadgen_s) | add) * 1e6 / (map(.calls) | add)),
     backlog: (map(.backlog) | max), left: (map(.left) | max), rounds: map(.rps)}' \
     "$tmp/$s".svc.*.cpu.json >"$tmp/$s.service.json"
+  [[ $s == floor ]] && continue
   for c in "${clients[@]}"; do
     cat "$tmp/$s-c$c"-*.lat >"$tmp/$s-c$c.lat"
     jq -s --argjson p50 "$(pct "$tmp/$s-c$c.lat" 50)" --argjson p99 "$(pct "$tmp/$s-c$c.lat" 99)" \
@@ -222,18 +237,20 @@ echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores)."
 echo
 echo "| request (concurrency $concurrency) | service req/s | p50 ms | p99 ms | pgbench same SQL: clients, tx/s, p50 ms, p99 ms | ratio to the best pgbench | ratio per round |"
 echo "|---|---:|---:|---:|---|---:|---|"
-for s in board move; do
+for s in board move floor; do
   case $s in
     board) name="GET /api/orgboard/board (250 items)" ;;
     move) name="PATCH /api/orgboard/tasks/{id}/move (tx + audit + outbox event)" ;;
+    floor) name="floor of the move: a bare Go server (net/http, pgx), the same two pipelines" ;;
   esac
+  p=${s/floor/move}
   jq -rs --arg name "$name" '.[0] as $s | .[1:] as $p | ($p | max_by(.rps)) as $best |
     def r: . * 100 | round / 100;
     "| \($name) | \($s.rps|floor) | \($s.p50_ms|r) | \($s.p99_ms|r) | " +
     ([$p[] | "\(.clients): \(.rps|floor), \(.p50_ms|r), \(.p99_ms|r)"] | join("; ")) +
     " | \($s.rps / $best.rps | r) | " +
     ([range(0; $s.rounds | length) as $i | $s.rounds[$i] / ([$p[] | .rounds[$i]] | max) | r | tostring] | join(", ")) + " |"' \
-    "$tmp/$s.service.json" $(for c in "${clients[@]}"; do echo "$tmp/$s-c$c.json"; done)
+    "$tmp/$s.service.json" $(for c in "${clients[@]}"; do echo "$tmp/$p-c$c.json"; done)
 done
 echo
 echo "CPU per request in microseconds (user + system; the service's until its outbox is empty; pgbench's"
@@ -241,9 +258,9 @@ echo "backends as the PostgreSQL server counts them once they have exited, over 
 echo
 echo "| request | service process | its PostgreSQL | load generator | total | pgbench ($conns clients): process, PostgreSQL, total | pgbench total / service total |"
 echo "|---|---:|---:|---:|---:|---|---:|"
-for s in board move; do
+for s in board move floor; do
   jq -rs --arg name "$s" '.[0] as $s | .[1] as $p | def r: . | round;
     ($s.process_us + $s.pg_us + $s.loadgen_us) as $st | ($p.process_us + $p.pg_us) as $pt |
     "| \($name) | \($s.process_us|r) | \($s.pg_us|r) | \($s.loadgen_us|r) | \($st|r) | \($p.process_us|r), \($p.pg_us|r), \($pt|r) | \($pt / $st * 100 | round / 100) |"' \
-    "$tmp/$s.service.json" "$tmp/$s-c$conns.json"
+    "$tmp/$s.service.json" "$tmp/${s/floor/move}-c$conns.json"
 done

@@ -6,6 +6,7 @@
 //	orgboard seed --demo    demo organization, teams, seats and board (make run)
 //	orgboard seed --bench   5,000 tasks across 20 teams (make bench-orgboard)
 //	orgboard bench          the benchmark's load generator (a second process)
+//	orgboard bench-floor    the benchmark's floor: a bare Go server running a move's SQL
 package main
 
 import (
@@ -28,6 +29,7 @@ func main() {
 		cli.TokenCommand(func() (config.Common, error) { c, err := loadConfig(); return c.Common, err }, os.Stdout),
 		cli.Command{Name: "seed", Usage: "load data: --demo (demo organization) or --bench (5,000 tasks, 20 teams)", Run: seed},
 		cli.Command{Name: "bench", Usage: "load generator of make bench-orgboard (--url, --scenario board|move, --teams, --user)", Run: bench},
+		cli.Command{Name: "bench-floor", Usage: "floor of make bench-orgboard's move: a bare net/http and pgx server running its SQL (--addr, --user)", Run: benchFloor},
 	))
 }
 
