@@ -110,11 +110,13 @@ func bench(ctx context.Context, args []string) error {
 	run := func(p string) bool { return slices.Contains(strings.Split(*phases, ","), p) }
 	var ceiling, rate, pubRate float64
 	var cpu drainCPU
+	var ceilingCPU bareCPU
 	if run("ceiling") {
-		if ceiling, err = benchCeiling(ctx, c, msgs, *timeout); err != nil {
+		if ceiling, ceilingCPU, err = benchCeiling(ctx, c, msgs, *timeout); err != nil {
 			return fmt.Errorf("ceiling: %w", err)
 		}
 		fmt.Printf("ceiling (bare amqp091 drain, prefetch %d, one ack per message): %.0f msg/s\n", c.ConsumerPrefetch, ceiling)
+		fmt.Printf("CPU per message during the ceiling: bare consumer %s, RabbitMQ %s\n", ceilingCPU.consumer, ceilingCPU.broker)
 	}
 	if run("drain") {
 		d := drain{c: c, pool: pool, api: *baseURL, timeout: *timeout}
@@ -128,9 +130,10 @@ func bench(ctx context.Context, args []string) error {
 			return fmt.Errorf("drain: %w", err)
 		}
 		fmt.Printf("service (process start -> last event visible in the API): %.0f events/s (publishing the backlog: %.0f msg/s)\n", rate, pubRate)
-		fmt.Printf("CPU per event during the drain: service %s, its PostgreSQL backends %s\n", cpu.service, cpu.postgres)
+		fmt.Printf("CPU per event during the drain: service %s, its PostgreSQL backends %s, RabbitMQ %s\n", cpu.service, cpu.postgres, cpu.broker)
 		fmt.Printf("ratio service/ceiling: %.2f\n", rate/ceiling)
 	}
+	byCPU, bound := ceilingCPU.ratios(cpu)
 	var r relayResult
 	if run("relay") {
 		if err := startService(); err != nil {
@@ -145,8 +148,10 @@ func bench(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("progress relay to %d SSE subscribers: %d/%d frames, p50 %s, p99 %s, max %s; %d/%d streams ended by the terminal event\n",
 		*subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended, *subs)
-	fmt.Printf("RESULT events=%d ceiling=%.0f service=%.0f ratio=%.2f publish=%.0f cpu_service=%s cpu_postgres=%s subscribers=%d frames=%d expected=%d p50=%s p99=%s max=%s ended=%d\n",
-		len(msgs), ceiling, rate, rate/ceiling, pubRate, cpu.service, cpu.postgres, *subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended)
+	fmt.Printf("RESULT events=%d ceiling=%.0f service=%.0f ratio=%.2f publish=%.0f cpu_service=%s cpu_postgres=%s cpu_broker=%s"+
+		" cpu_bare=%s cpu_bare_broker=%s ratio_cpu=%.2f bound_cpu=%.2f subscribers=%d frames=%d expected=%d p50=%s p99=%s max=%s ended=%d\n",
+		len(msgs), ceiling, rate, rate/ceiling, pubRate, cpu.service, cpu.postgres, cpu.broker,
+		ceilingCPU.consumer, ceilingCPU.broker, byCPU, bound, *subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended)
 	return nil
 }
 
@@ -236,21 +241,21 @@ func waitReady(ctx context.Context, api string, timeout time.Duration) error {
 
 // benchCeiling publishes msgs to a scratch durable topic exchange and queue, then times a
 // bare consumer from its dial to its last ack (one ack per message, the service's prefetch).
-func benchCeiling(ctx context.Context, c Config, msgs []sim.Message, timeout time.Duration) (float64, error) {
+func benchCeiling(ctx context.Context, c Config, msgs []sim.Message, timeout time.Duration) (rate float64, cpu bareCPU, err error) {
 	name := "bench-ceiling-" + randomSuffix()
 	bc := c.BusConfig()
 	bc.Service, bc.EventsExchange, bc.ProgressExchange = name, name, name+".progress"
 	setup, err := bus.Dial(c.AMQPURL)
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	defer setup.Close()
 	ch, err := setup.Channel()
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	if err := bus.DeclareServiceQueue(ch, bc, "#"); err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	defer func() {
 		_, _ = ch.QueueDelete(bc.ServiceQueue(), false, false, false)
@@ -259,47 +264,84 @@ func benchCeiling(ctx context.Context, c Config, msgs []sim.Message, timeout tim
 	}()
 	pub, err := store.NewPublisher(bc)
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	err = pub.Publish(ctx, msgs, nil)
 	_ = pub.Close()
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 
+	broker := brokerPID()
+	self0, broker0 := processCPU(os.Getpid()), processCPU(broker)
 	began := time.Now()
 	conn, err := bus.Dial(c.AMQPURL)
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	defer conn.Close()
 	cch, err := conn.Channel()
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	if err := cch.Qos(c.ConsumerPrefetch, 0, false); err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	deliveries, err := cch.ConsumeWithContext(ctx, bc.ServiceQueue(), "", false, false, false, false, nil)
 	if err != nil {
-		return 0, err
+		return 0, bareCPU{}, err
 	}
 	expire := time.After(timeout)
 	for count := 0; count < len(msgs); {
 		select {
 		case d, ok := <-deliveries:
 			if !ok {
-				return 0, errors.New("the delivery channel closed")
+				return 0, bareCPU{}, errors.New("the delivery channel closed")
 			}
 			if err := d.Ack(false); err != nil {
-				return 0, err
+				return 0, bareCPU{}, err
 			}
 			count++
 		case <-expire:
-			return 0, fmt.Errorf("the bare consumer received %d of %d messages in %s", count, len(msgs), timeout)
+			return 0, bareCPU{}, fmt.Errorf("the bare consumer received %d of %d messages in %s", count, len(msgs), timeout)
 		}
 	}
-	return float64(len(msgs)) / time.Since(began).Seconds(), nil
+	took := time.Since(began)
+	n := time.Duration(len(msgs))
+	cpu = bareCPU{consumer: (processCPU(os.Getpid()) - self0) / n, broker: (processCPU(broker) - broker0) / n}
+	return float64(len(msgs)) / took.Seconds(), cpu, nil
+}
+
+// bareCPU is the CPU time (user and system) per message of the ceiling's drain: the bare
+// consumer's (this process) and the broker's, when it runs on this machine.
+type bareCPU struct{ consumer, broker time.Duration }
+
+// ratios compares the ceiling's CPU per message with the service's drain (its process, its
+// PostgreSQL backends, the broker): the ratio by CPU, and the most the ratio could be if the
+// service process cost nothing, with the database and broker work it causes unchanged. Both
+// are 0 when the broker's CPU is not known.
+func (b bareCPU) ratios(d drainCPU) (byCPU, bound float64) {
+	if b.broker == 0 || d.broker == 0 {
+		return 0, 0
+	}
+	bare := float64(b.consumer + b.broker)
+	return bare / float64(d.service+d.postgres+d.broker), bare / float64(d.postgres+d.broker)
+}
+
+// brokerPID is the process id of the RabbitMQ server (Erlang's beam.smp) on this machine, or
+// 0 when none runs here.
+func brokerPID() int {
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		if comm, err := os.ReadFile("/proc/" + d.Name() + "/comm"); err == nil && strings.TrimSpace(string(comm)) == "beam.smp" {
+			return pid
+		}
+	}
+	return 0
 }
 
 // drain times the service through a backlog published while it does not run.
@@ -310,9 +352,10 @@ type drain struct {
 	timeout time.Duration
 }
 
-// drainCPU is the CPU time (user and system) per event of the drain: the service process's
-// and that of the PostgreSQL backends serving its database.
-type drainCPU struct{ service, postgres time.Duration }
+// drainCPU is the CPU time (user and system) per event of the drain: the service process's,
+// that of the PostgreSQL backends serving its database and the broker's (0 when it runs
+// elsewhere).
+type drainCPU struct{ service, postgres, broker time.Duration }
 
 // run publishes msgs and a sentinel job (queued, then completed) behind them to the
 // service's queue, declared and bound as the service declares it, starts the service and
@@ -369,6 +412,8 @@ func (d drain) run(ctx context.Context, msgs []sim.Message, start func() error, 
 		return 0, 0, drainCPU{}, err
 	}
 
+	broker := brokerPID()
+	broker0 := processCPU(broker)
 	began = time.Now()
 	if err := start(); err != nil {
 		return 0, 0, drainCPU{}, err
@@ -383,9 +428,8 @@ func (d drain) run(ctx context.Context, msgs []sim.Message, start func() error, 
 		return 0, 0, drainCPU{}, err
 	}
 	took := time.Since(began)
-	cpu = drainCPU{service: processCPU(pid()), postgres: d.backendsCPU(ctx)}
-	cpu.service /= time.Duration(len(backlog))
-	cpu.postgres /= time.Duration(len(backlog))
+	n := time.Duration(len(backlog))
+	cpu = drainCPU{service: processCPU(pid()) / n, postgres: d.backendsCPU(ctx) / n, broker: (processCPU(broker) - broker0) / n}
 	if after-before != len(backlog) {
 		return 0, 0, drainCPU{}, fmt.Errorf("the inbox holds %d new events, the backlog had %d", after-before, len(backlog))
 	}
