@@ -25,7 +25,8 @@ export DATABASE_URL="postgres://postgres@$PG_HOST:$PG_PORT/$db?sslmode=disable"
 export JWT_HS256_SECRET=${JWT_HS256_SECRET:-bench-secret-$(head -c 24 /dev/urandom | od -An -tx1 | tr -d ' \n')}
 export LOG_LEVEL=warn
 
-log "recreating database $db"
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
+log "recreating database $db (load average $load_start)"
 psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
 bin/content migrate 2>/dev/null
 log "seeding $templates templates x 3 projects and a project of 40 scenes x 25 elements"
@@ -52,6 +53,8 @@ bin/content bench --url "http://127.0.0.1:$port" --scenario templates --q "$q" -
 bin/content bench --url "http://127.0.0.1:$port" --scenario full --project "$project" \
   --concurrency "$concurrency" --duration "$duration" >"$out/full.json"
 
+echo
+echo "Load average at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)."
 echo
 echo "| request | service req/s | p50 ms | p99 ms | pgbench tx/s (same SQL) | p50 ms | p99 ms | ratio | ratio per round |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---|"

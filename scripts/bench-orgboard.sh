@@ -49,8 +49,9 @@ export JWT_HS256_SECRET=${JWT_HS256_SECRET:-bench-secret-$(head -c 24 /dev/urand
 export LOG_LEVEL=warn
 export SEAL_KEYS=bench:$(head -c 32 /dev/urandom | base64)
 
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 tmp_migrate=$(mktemp)
-log "recreating database $db"
+log "recreating database $db (load average $load_start)"
 psql "$admin" -qc "DROP DATABASE IF EXISTS $db WITH (FORCE)" -c "CREATE DATABASE $db" >/dev/null
 bin/orgboard migrate 2>"$tmp_migrate" || { cat "$tmp_migrate" >&2; die "migrate failed"; }
 log "seeding $items work items across $teams teams"
@@ -233,7 +234,7 @@ done
 echo
 echo "Outbox when a round of moves stopped: at most $(jq .backlog "$tmp/move.service.json") events not yet forwarded;" \
   "at most $(jq .left "$tmp/move.service.json") left after waiting for them."
-echo "Load average at the end: $(cut -d' ' -f1-3 /proc/loadavg) (2 cores)."
+echo "Load average at the start: $load_start; at the end: $(cut -d' ' -f1-3 /proc/loadavg) ($(nproc) cores)."
 echo
 echo "| request (concurrency $concurrency) | service req/s | p50 ms | p99 ms | pgbench same SQL: clients, tx/s, p50 ms, p99 ms | ratio to the best pgbench | ratio per round |"
 echo "|---|---:|---:|---:|---|---:|---|"
