@@ -13,6 +13,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
 
+	"github.com/videotpl/platform/gen/orgboard"
 	"github.com/videotpl/platform/pkg/pgxdb"
 )
 
@@ -25,23 +26,6 @@ const (
 	floorAudit  = `INSERT INTO audit_entries (id, organization_id, actor_id, actor_kind, actor_name, action, scope_type, scope_id, target_type, target_id, before, after, at) VALUES ($1, $2, $3, 'user', NULL, 'task.moved', 'team', $4, 'work_item', $5, $6, $7, $8)`
 	floorOutbox = `INSERT INTO bench_outbox (uuid, payload, metadata) VALUES ($1, $2, '{}')`
 )
-
-// floorItem is the moved item as the floor answers it.
-type floorItem struct {
-	ID             uuid.UUID  `json:"id"`
-	OrganizationID uuid.UUID  `json:"organization_id"`
-	TeamID         uuid.UUID  `json:"team_id"`
-	Type           string     `json:"type"`
-	Title          string     `json:"title"`
-	Description    *string    `json:"description"`
-	Status         string     `json:"status"`
-	AssigneeUserID *uuid.UUID `json:"assignee_user_id"`
-	AssigneeSeatID *uuid.UUID `json:"assignee_seat_id"`
-	ParentID       *uuid.UUID `json:"parent_id"`
-	CreatedBy      uuid.UUID  `json:"created_by"`
-	CreatedAt      time.Time  `json:"created_at"`
-	UpdatedAt      time.Time  `json:"updated_at"`
-}
 
 // benchFloor serves the floor of make bench-orgboard's move: the least a Go server does to
 // answer a move over HTTP with the service's two pipelines to PostgreSQL (net/http's server,
@@ -118,16 +102,14 @@ func (f floor) board(w http.ResponseWriter, r *http.Request) {
 
 // move runs a move's transaction as the service sends it: BEGIN, the caller's blocks and the
 // item locked in one round trip; the update, the audit entry, the outbox row and COMMIT in a
-// second.
+// second. It answers the moved item in the contract's shape.
 func (f floor) move(w http.ResponseWriter, r *http.Request) {
 	id, err := uuid.Parse(r.PathValue("id"))
 	if err != nil {
 		http.Error(w, "id: "+err.Error(), http.StatusBadRequest)
 		return
 	}
-	var body struct {
-		Status string `json:"status"`
-	}
+	var body orgboard.WorkItemMove
 	if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 		http.Error(w, "body: "+err.Error(), http.StatusBadRequest)
 		return
@@ -150,8 +132,8 @@ func (f floor) move(w http.ResponseWriter, r *http.Request) {
 	before, _ := json.Marshal(map[string]any{"status": from})
 	after, _ := json.Marshal(map[string]any{"status": it.Status})
 	b := &pgx.Batch{}
-	b.Queue(floorUpdate, id, it.Status, it.UpdatedAt)
-	b.Queue(floorAudit, uuid.New(), it.OrganizationID, f.member, it.TeamID, id, before, after, it.UpdatedAt)
+	b.Queue(floorUpdate, id, string(it.Status), it.UpdatedAt)
+	b.Queue(floorAudit, uuid.New(), it.OrganizationId, f.member, it.TeamId, id, before, after, it.UpdatedAt)
 	b.Queue(floorOutbox, uuid.NewString(), f.payload)
 	b.Queue("COMMIT")
 	if err := c.SendBatch(ctx, b).Close(); err != nil {
@@ -163,7 +145,7 @@ func (f floor) move(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(out)
 }
 
-func (f floor) lock(ctx context.Context, c *pgxpool.Conn, id uuid.UUID) (floorItem, error) {
+func (f floor) lock(ctx context.Context, c *pgxpool.Conn, id uuid.UUID) (orgboard.WorkItem, error) {
 	b := &pgx.Batch{}
 	b.Queue("BEGIN")
 	b.Queue(floorBlocks, f.member, f.tenant)
@@ -171,22 +153,34 @@ func (f floor) lock(ctx context.Context, c *pgxpool.Conn, id uuid.UUID) (floorIt
 	br := c.SendBatch(ctx, b)
 	defer br.Close()
 	if _, err := br.Exec(); err != nil {
-		return floorItem{}, err
+		return orgboard.WorkItem{}, err
 	}
 	rows, _ := br.Query()
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return floorItem{}, err
+		return orgboard.WorkItem{}, err
 	}
 	var (
-		it       floorItem
-		role     *string
-		lead, ls bool
+		it                 orgboard.WorkItem
+		kind, status       string
+		description, role  *string
+		userID, seatID     *uuid.UUID
+		lead, leadsSomeone bool
 	)
-	err := br.QueryRow().Scan(&it.ID, &it.OrganizationID, &it.TeamID, &it.Type, &it.Title, &it.Description, &it.Status,
-		&it.AssigneeUserID, &it.AssigneeSeatID, &it.ParentID, &it.CreatedBy, &it.CreatedAt, &it.UpdatedAt, &role, &lead, &ls)
+	err := br.QueryRow().Scan(&it.Id, &it.OrganizationId, &it.TeamId, &kind, &it.Title, &description, &status,
+		&userID, &seatID, &it.ParentId, &it.CreatedBy, &it.CreatedAt, &it.UpdatedAt, &role, &lead, &leadsSomeone)
 	if err != nil {
-		return floorItem{}, err
+		return orgboard.WorkItem{}, err
+	}
+	it.Type, it.Status = orgboard.WorkItemType(kind), orgboard.WorkItemStatus(status)
+	if description != nil {
+		it.Description = *description
+	}
+	switch {
+	case userID != nil:
+		it.Assignee = &orgboard.Assignee{Kind: orgboard.AssigneeKindUser, Id: *userID}
+	case seatID != nil:
+		it.Assignee = &orgboard.Assignee{Kind: orgboard.AssigneeKindSeat, Id: *seatID}
 	}
 	return it, br.Close()
 }
