@@ -190,7 +190,12 @@ func SchemaValidationOptions() []openapi3.SchemaValidationOption {
 }
 
 var (
-	uuidFormat  = openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)
+	uuidFormat = openapi3.NewCallbackValidator(func(s string) error {
+		if !isUUID(s) {
+			return errors.New("not a UUID")
+		}
+		return nil
+	})
 	emailFormat = openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForEmail)
 	uriFormat   = openapi3.NewCallbackValidator(func(s string) error {
 		if u, err := url.Parse(s); err != nil || !u.IsAbs() {
@@ -199,6 +204,34 @@ var (
 		return nil
 	})
 )
+
+// isUUID reports whether s is a UUID as openapi3.FormatOfStringForUUIDOfRFC9562 has it (the
+// 8-4-4-4-12 hex form, a version of 1-8 and the RFC variant, or the nil or max UUID), without
+// a regular expression: every path parameter and id in a body goes through it.
+func isUUID(s string) bool {
+	if len(s) != 36 || s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
+	nilUUID, maxUUID := true, true
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+		case c == '0':
+			maxUUID = false
+		case c == 'f' || c == 'F':
+			nilUUID = false
+		case '1' <= c && c <= '9' || 'a' <= c && c <= 'e' || 'A' <= c && c <= 'E':
+			nilUUID, maxUUID = false, false
+		default:
+			return false
+		}
+	}
+	if nilUUID || maxUUID {
+		return true
+	}
+	version, variant := s[14], s[19]
+	return '1' <= version && version <= '8' && strings.IndexByte("89abAB", variant) >= 0
+}
 
 type schemeKind int
 
