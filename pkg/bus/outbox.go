@@ -2,7 +2,6 @@ package bus
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,10 +42,7 @@ func PublishInTx(ctx context.Context, tx pgx.Tx, topic string, msgs ...*message.
 		return errors.New("outbox: a message needs a destination topic")
 	}
 	for _, m := range msgs {
-		row, err := json.Marshal(outboxRow{DestinationTopic: topic, UUID: m.UUID, Payload: m.Payload, Metadata: m.Metadata})
-		if err != nil {
-			return fmt.Errorf("outbox: %w", err)
-		}
+		row := encodeOutboxRow(outboxRow{DestinationTopic: topic, UUID: m.UUID, Payload: m.Payload, Metadata: m.Metadata})
 		if _, err := tx.Exec(ctx, insertOutboxRow, uuid.NewString(), row); err != nil {
 			return fmt.Errorf("outbox: %w", err)
 		}
@@ -153,8 +149,8 @@ func (f *forwarder) lock(ctx context.Context, tx pgx.Tx) (lockedBatch, error) {
 		if err := rows.Scan(&offset, &payload); err != nil {
 			return lockedBatch{}, err
 		}
-		var r outboxRow
-		if err := json.Unmarshal(payload, &r); err != nil || r.DestinationTopic == "" {
+		r, err := decodeOutboxRow(payload)
+		if err != nil || r.DestinationTopic == "" {
 			f.log.ErrorContext(ctx, "outbox: a row is not an outbox envelope; it is kept, marked acked, and not forwarded",
 				slog.Int64("offset", offset), slog.Any("error", err))
 			b.unreadable = append(b.unreadable, offset)
