@@ -108,12 +108,12 @@ func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, er
 }
 
 // Dial connects to the broker at url as every part of the bus does: heartbeats every 10s,
-// at most 5s to connect.
+// at most 5s to connect, reads buffered (bufferedConn).
 func Dial(url string) (*amqp.Connection, error) {
 	conn, err := amqp.DialConfig(url, amqp.Config{
 		Heartbeat: 10 * time.Second,
 		Locale:    "en_US",
-		Dial:      amqp.DefaultDial(5 * time.Second),
+		Dial:      dial,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to AMQP: %w", err)
