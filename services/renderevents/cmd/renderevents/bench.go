@@ -38,7 +38,8 @@ import (
 // `renderevents serve` and starts the service itself, as a child process, when it needs it:
 //
 //  1. ceiling: the N messages published to a scratch durable queue first, then drained by a
-//     bare amqp091 consume-and-ack loop (same prefetch, one ack per message), timed from its
+//     bare amqp091 consume-and-ack loop (same prefetch, one ack per message, a connection
+//     dialled as the service's are: bus.Dial, reading through the same buffer), timed from its
 //     dial to the last ack;
 //  2. drain: the same N messages (and a sentinel job at the end) published to the service's
 //     queue while no service runs, then `renderevents serve` started and timed from its
