@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"slices"
+
+	"github.com/videotpl/platform/pkg/httpx/jsonw"
 )
 
 // An outbox row is written on every change that emits an event and read again by the
@@ -18,9 +20,9 @@ import (
 func encodeOutboxRow(r outboxRow) []byte {
 	b := make([]byte, 0, 96+len(r.DestinationTopic)+len(r.UUID)+base64.StdEncoding.EncodedLen(len(r.Payload))+64*len(r.Metadata))
 	b = append(b, `{"destination_topic":`...)
-	b = appendJSONString(b, r.DestinationTopic)
+	b = jsonw.AppendString(b, r.DestinationTopic)
 	b = append(b, `,"uuid":`...)
-	b = appendJSONString(b, r.UUID)
+	b = jsonw.AppendString(b, r.UUID)
 	b = append(b, `,"payload":`...)
 	if r.Payload == nil {
 		b = append(b, "null"...)
@@ -43,26 +45,12 @@ func encodeOutboxRow(r outboxRow) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = append(appendJSONString(b, k), ':')
-			b = appendJSONString(b, r.Metadata[k])
+			b = append(jsonw.AppendString(b, k), ':')
+			b = jsonw.AppendString(b, r.Metadata[k])
 		}
 		b = append(b, '}')
 	}
 	return append(b, '}')
-}
-
-// appendJSONString appends s as encoding/json writes a string: plain ASCII as it is, anything
-// else through encoding/json.
-func appendJSONString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := json.Marshal(s) // a string always encodes
-			return append(b, q...)
-		}
-	}
-	b = append(b, '"')
-	b = append(b, s...)
-	return append(b, '"')
 }
 
 // decodeOutboxRow reads a row: by hand when it is spelled as encodeOutboxRow (and
