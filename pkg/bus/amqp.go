@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/ThreeDotsLabs/watermill"
@@ -110,10 +111,16 @@ func NewDeadLetterPublisher(cfg Config, log *slog.Logger) (message.Publisher, er
 // Dial connects to the broker at url as every part of the bus does: heartbeats every 10s,
 // at most 5s to connect, reads buffered (bufferedConn).
 func Dial(url string) (*amqp.Connection, error) {
+	return dialVia(url, dial)
+}
+
+// dialVia connects to the broker at url with every part of the bus's settings, its socket
+// opened by socket.
+func dialVia(url string, socket func(network, addr string) (net.Conn, error)) (*amqp.Connection, error) {
 	conn, err := amqp.DialConfig(url, amqp.Config{
 		Heartbeat: 10 * time.Second,
 		Locale:    "en_US",
-		Dial:      dial,
+		Dial:      socket,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("connect to AMQP: %w", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
+	"maps"
 	"slices"
 
 	"github.com/videotpl/platform/pkg/httpx/jsonw"
@@ -36,12 +37,7 @@ func encodeOutboxRow(r outboxRow) []byte {
 		b = append(b, "null"...)
 	} else {
 		b = append(b, '{')
-		keys := make([]string, 0, len(r.Metadata))
-		for k := range r.Metadata {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for i, k := range keys {
+		for i, k := range slices.Sorted(maps.Keys(r.Metadata)) {
 			if i > 0 {
 				b = append(b, ',')
 			}

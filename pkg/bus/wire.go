@@ -2,7 +2,6 @@ package bus
 
 import (
 	"bufio"
-	"fmt"
 	"net"
 	"sync"
 	"time"
@@ -94,20 +93,16 @@ func (c *gatheringConn) flush() error {
 // dialGathering connects to the broker at url as Dial does, through a gatheringConn.
 func dialGathering(url string) (*amqp.Connection, *gatheringConn, error) {
 	var wire *gatheringConn
-	conn, err := amqp.DialConfig(url, amqp.Config{
-		Heartbeat: 10 * time.Second,
-		Locale:    "en_US",
-		Dial: func(network, addr string) (net.Conn, error) {
-			c, err := dial(network, addr)
-			if err != nil {
-				return nil, err
-			}
-			wire = &gatheringConn{Conn: c}
-			return wire, nil
-		},
+	conn, err := dialVia(url, func(network, addr string) (net.Conn, error) {
+		c, err := dial(network, addr)
+		if err != nil {
+			return nil, err
+		}
+		wire = &gatheringConn{Conn: c}
+		return wire, nil
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("connect to AMQP: %w", err)
+		return nil, nil, err
 	}
 	return conn, wire, nil
 }
