@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench-renderevents: the drain of a backlog of 100,000 events by the render-events
 # service beside a bare amqp091 consume-and-ack drain of the same messages (the ceiling),
-# then progress-relay latency to 1,000 SSE subscribers. The load generator
+# then progress-relay latency to 1,000 SSE subscribers: with each round's ticks of the ten
+# watched jobs published at once (a thousand frames leaving together), then spread over the
+# round's interval one job at a time (a hundred at once). The load generator
 # (bin/renderevents bench) publishes each backlog before its consumer starts, then starts
 # the service (bin/renderevents serve) itself, so that the drain is timed from the process
 # start; both run on loopback, on a fresh database and their own exchanges and queues. The
@@ -20,7 +22,7 @@ BIN=bin/renderevents
 
 EVENTS=${BENCH_EVENTS:-100000}
 SUBSCRIBERS=${BENCH_SUBSCRIBERS:-1000}
-PHASES=${BENCH_PHASES:-ceiling,drain,relay}
+PHASES=${BENCH_PHASES:-ceiling,drain,relay,relay-spread}
 TICK_INTERVAL=${BENCH_TICK_INTERVAL:-100ms}
 DB=${BENCH_DB:-renderevents_bench}
 SUFFIX=bench-$$
@@ -72,9 +74,10 @@ SECTION="$WORK/section.md"
   echo "| CPU per event during the drain (user + system, process start to the end): service; its PostgreSQL backends; RabbitMQ | $(get cpu_service); $(get cpu_postgres); $(get cpu_broker) |"
   echo "| ratio by CPU: the ceiling's consumer and RabbitMQ / the service, its PostgreSQL and RabbitMQ | $(get ratio_cpu) |"
   echo "| the most the ratio by CPU could be if the service process cost nothing (its PostgreSQL and RabbitMQ work unchanged) | $(get bound_cpu) |"
-  echo "| progress relay, publish -> SSE frame, $(get subscribers) subscribers on 10 jobs | p50 $(get p50), p99 $(get p99), max $(get max) |"
+  echo "| progress relay, publish -> SSE frame, $(get subscribers) subscribers on 10 jobs, each round's 10 ticks published at once | p50 $(get p50), p99 $(get p99), max $(get max) |"
   echo "| progress frames received / published to the subscribers' jobs | $(get frames)/$(get expected) |"
-  echo "| streams ended by the terminal event | $(get ended)/$(get subscribers) |"
+  echo "| the same, each round's ticks published one job at a time, evenly over the round (independent jobs' ticks do not coincide) | p50 $(get spread_p50), p99 $(get spread_p99), max $(get spread_max); frames $(get spread_frames)/$(get spread_expected) |"
+  echo "| streams ended by the terminal event, at once; spread | $(get ended)/$(get subscribers); $(get spread_ended)/$(get subscribers) |"
   echo
   echo "Both backlogs are published (persistent, with publisher confirms, at $(get publish) msg/s) before their"
   echo "consumer starts. The service's figure includes its start (connections, declarations) and ends when"

@@ -46,7 +46,10 @@ import (
 //     process start until the API shows the sentinel job completed; the inbox must then hold
 //     every event once and the dead-letter queue none;
 //  3. relay: S SSE subscribers over J running jobs; progress ticks stamped with their send
-//     time; latency from publish to an SSE frame at each subscriber, every frame counted.
+//     time; latency from publish to an SSE frame at each subscriber, every frame counted. A
+//     round's J ticks are published at once, so S frames leave the service together;
+//  4. relay-spread: the relay again on new jobs, each round's ticks published one job at a
+//     time, evenly over the interval, as independent jobs report: S/J frames leave together.
 func bench(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
 	n := fs.Int("events", 100_000, "events in the backlog")
@@ -57,7 +60,7 @@ func bench(ctx context.Context, args []string) error {
 	baseURL := fs.String("api", "http://127.0.0.1:8083", "base URL of the service (HTTP_ADDR)")
 	timeout := fs.Duration("timeout", 3*time.Minute, "bound of each phase")
 	cleanup := fs.Bool("cleanup", false, "only delete the service's queues and exchanges, then exit")
-	phases := fs.String("phases", "ceiling,drain,relay", "phases to run")
+	phases := fs.String("phases", "ceiling,drain,relay,relay-spread", "phases to run")
 	serveLog := fs.String("serve-log", os.DevNull, "file receiving the started service's log")
 	servePID := fs.String("serve-pidfile", "", "file receiving the started service's process id (for the caller's cleanup)")
 	serveBin := fs.String("serve-binary", "", "executable whose serve command is the service (default: this one), e.g. another build to compare")
@@ -135,24 +138,42 @@ func bench(ctx context.Context, args []string) error {
 		fmt.Printf("ratio service/ceiling: %.2f\n", rate/ceiling)
 	}
 	byCPU, bound := ceilingCPU.ratios(cpu)
-	var r relayResult
-	if run("relay") {
+	relay := func(phase string, spread bool) (relayResult, error) {
+		if !run(phase) {
+			return relayResult{}, nil
+		}
 		if err := startService(); err != nil {
-			return err
+			return relayResult{}, err
 		}
 		if err := waitReady(ctx, *baseURL, *timeout); err != nil {
-			return err
+			return relayResult{}, err
 		}
-		if r, err = benchRelay(ctx, c, pool, *baseURL, *live, *subs, *ticks, *tickEvery, *timeout); err != nil {
-			return fmt.Errorf("relay: %w", err)
+		r, err := benchRelay(ctx, c, pool, *baseURL, *live, *subs, *ticks, *tickEvery, spread, *timeout)
+		if err != nil {
+			return relayResult{}, fmt.Errorf("%s: %w", phase, err)
 		}
+		how := "each round's ticks at once"
+		if spread {
+			how = "each round's ticks spread over the interval"
+		}
+		fmt.Printf("progress relay to %d SSE subscribers, %s: %d/%d frames, p50 %s, p99 %s, max %s; %d/%d streams ended by the terminal event\n",
+			*subs, how, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended, *subs)
+		return r, nil
 	}
-	fmt.Printf("progress relay to %d SSE subscribers: %d/%d frames, p50 %s, p99 %s, max %s; %d/%d streams ended by the terminal event\n",
-		*subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended, *subs)
+	r, err := relay("relay", false)
+	if err != nil {
+		return err
+	}
+	rs, err := relay("relay-spread", true)
+	if err != nil {
+		return err
+	}
 	fmt.Printf("RESULT events=%d ceiling=%.0f service=%.0f ratio=%.2f publish=%.0f cpu_service=%s cpu_postgres=%s cpu_broker=%s"+
-		" cpu_bare=%s cpu_bare_broker=%s ratio_cpu=%.2f bound_cpu=%.2f subscribers=%d frames=%d expected=%d p50=%s p99=%s max=%s ended=%d\n",
+		" cpu_bare=%s cpu_bare_broker=%s ratio_cpu=%.2f bound_cpu=%.2f subscribers=%d frames=%d expected=%d p50=%s p99=%s max=%s ended=%d"+
+		" spread_frames=%d spread_expected=%d spread_p50=%s spread_p99=%s spread_max=%s spread_ended=%d\n",
 		len(msgs), ceiling, rate, rate/ceiling, pubRate, cpu.service, cpu.postgres, cpu.broker,
-		ceilingCPU.consumer, ceilingCPU.broker, byCPU, bound, *subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended)
+		ceilingCPU.consumer, ceilingCPU.broker, byCPU, bound, *subs, r.frames(), r.expected, pct(r.lat, 50), pct(r.lat, 99), pct(r.lat, 100), r.ended,
+		rs.frames(), rs.expected, pct(rs.lat, 50), pct(rs.lat, 99), pct(rs.lat, 100), rs.ended)
 	return nil
 }
 
@@ -511,9 +532,10 @@ type relayResult struct {
 
 func (r relayResult) frames() int { return len(r.lat) }
 
-// benchRelay measures progress relay latency to SSE subscribers.
+// benchRelay measures progress relay latency to SSE subscribers. Each round publishes one tick
+// per job: all at once, or with spread one job at a time, evenly over the interval.
 func benchRelay(ctx context.Context, c Config, pool *pgxpool.Pool, baseURL string, jobs, subs, ticks int,
-	every, timeout time.Duration) (relayResult, error) {
+	every time.Duration, spread bool, timeout time.Duration) (relayResult, error) {
 	tenant := uuid.New()
 	t0 := time.Now().UTC()
 	var setup []sim.Message
@@ -611,10 +633,19 @@ func benchRelay(ctx context.Context, c Config, pool *pgxpool.Pool, baseURL strin
 				RenderJobID: id, Step: events.StepRendering, Progress: k * 100 / (ticks + 1), CurrentFrame: &k}))
 		}
 		stamp := func(_ int, m *sim.Message) { restamp(m, time.Now()) }
-		if err := pub.Publish(ctx, round, stamp); err != nil {
-			return relayResult{}, err
+		if !spread {
+			if err := pub.Publish(ctx, round, stamp); err != nil {
+				return relayResult{}, err
+			}
+			time.Sleep(every)
+			continue
 		}
-		time.Sleep(every)
+		for j := range round {
+			if err := pub.Publish(ctx, round[j:j+1], stamp); err != nil {
+				return relayResult{}, err
+			}
+			time.Sleep(every / time.Duration(len(round)))
+		}
 	}
 	var final []sim.Message
 	for _, id := range ids {
